@@ -1,0 +1,70 @@
+# bitsite: `make run` serves the site, `make test` runs every test.
+# Both create .venv and install the pinned requirements first.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+RUNTIME := $(VENV)/.runtime-installed
+DEV := $(VENV)/.dev-installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+N ?= 2
+ARGS ?=
+
+# The embedded default for `make run`: debug off, plain HTTP on localhost,
+# SQLite and the in-process channel layer. A secret key is made once and kept
+# in .secret_key (git-ignored).
+RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
+	DJANGO_ALLOWED_HOSTS=$${DJANGO_ALLOWED_HOSTS:-127.0.0.1,localhost} \
+	DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}
+# Tests run with debug off and a throwaway key; DATABASE_URL and REDIS_URL
+# pass through (unset: SQLite and the in-process layer).
+TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-$(USER)-bitsite
+
+.PHONY: run test lint bench bench-ci scale setup clean superuser
+
+run: $(RUNTIME) .secret_key
+	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
+	$(RUN_ENV) $(BIN)/python manage.py collectstatic --noinput -v 0
+	@echo "bitsite: http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
+	$(RUN_ENV) exec $(BIN)/daphne -b $(HOST) -p $(PORT) bitsite.asgi:application
+
+test: $(DEV)
+	$(TEST_ENV) $(BIN)/python -m pytest $(ARGS)
+
+lint: $(DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# Several daphne processes on ports PORT.. PORT+N-1, sharing PostgreSQL and Redis.
+scale: $(RUNTIME) .secret_key
+	$(RUN_ENV) N=$(N) PORT=$(PORT) HOST=$(HOST) BIN=$(BIN) scripts/scale.sh
+
+bench: $(DEV) .secret_key
+	$(BIN)/python -m benchmarks.run $(ARGS)
+
+bench-ci: $(DEV) .secret_key
+	$(BIN)/python -m benchmarks.run --tiny $(ARGS)
+
+superuser: $(RUNTIME) .secret_key
+	$(RUN_ENV) $(BIN)/python manage.py createsuperuser
+
+setup: $(DEV)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(DEV): requirements.txt requirements-dev.txt $(RUNTIME)
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+.secret_key:
+	@$(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-db.sqlite3*

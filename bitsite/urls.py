@@ -1,0 +1,11 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("games.urls")),
+]
+
+if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
+    urlpatterns += [path("bench/", include("benchmarks.baseline"))]

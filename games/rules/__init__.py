@@ -1,0 +1,62 @@
+"""The rules of the five games: pure Python, no Django.
+
+    from games.rules import GAMES, get_game, IllegalMove
+    game = get_game("bit-flip")
+    pos = game.start(width=8)
+    pos = game.play(pos, "4 5")
+
+Every part of the site (views, sockets, admin, replay, computer player, terminal
+client, tests, benchmarks) plays through this package.
+"""
+
+from .base import (
+    Analysis,
+    Game,
+    GameOver,
+    IllegalMove,
+    MalformedMove,
+    MoveVerdict,
+    Option,
+    Outcome,
+    Position,
+    Verdict,
+)
+from .bit_flip import BitFlip
+from .bit_flip_divisor import BitFlipDivisor
+from .bitwise_battle import BitwiseBattle
+from .last_bit_standing import LastBitStanding
+from .last_digit_standing import LastDigitStanding
+
+# In the rule books' order (000 to 004).
+GAMES: tuple[Game, ...] = (
+    LastBitStanding(),
+    BitwiseBattle(),
+    BitFlip(),
+    BitFlipDivisor(),
+    LastDigitStanding(),
+)
+_BY_SLUG = {game.slug: game for game in GAMES}
+
+
+def get_game(slug: str) -> Game:
+    """The game with this slug; KeyError names the known slugs."""
+    try:
+        return _BY_SLUG[slug]
+    except KeyError:
+        raise KeyError(f"No game {slug!r}; the games are: {', '.join(_BY_SLUG)}") from None
+
+
+__all__ = [
+    "GAMES",
+    "Analysis",
+    "Game",
+    "GameOver",
+    "IllegalMove",
+    "MalformedMove",
+    "MoveVerdict",
+    "Option",
+    "Outcome",
+    "Position",
+    "Verdict",
+    "get_game",
+]

@@ -1,0 +1,415 @@
+"""What every game shares: positions, options, errors, outcomes and the exact analysis.
+
+Pure Python: nothing here (or anywhere under games/rules) imports Django.
+
+Every game speaks the same verbs::
+
+    pos = game.start(**options)        # a frozen position
+    game.legal_moves(pos)              # move texts, in the book's notation
+    pos = game.play(pos, "4 5")        # a new position, or IllegalMove
+    game.outcome(pos)                  # None, or Outcome(winner, reason)
+    game.analyse(pos)                  # exact perfect-play analysis
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+# Longest move text that is even looked at; anything longer is malformed.
+MAX_MOVE_TEXT = 32
+# The analysis memo is dropped when it grows past this many positions.
+MEMO_LIMIT = 2_000_000
+
+
+class IllegalMove(ValueError):
+    """The rules refuse this move; the message says why, in a player's words."""
+
+
+class MalformedMove(IllegalMove):
+    """The text is not a move in the game's notation at all (empty, letters, ...)."""
+
+
+class GameOver(IllegalMove):
+    """The game has already ended: no move is accepted."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winner: int
+    reason: str
+
+    @property
+    def loser(self) -> int:
+        return other(self.winner)
+
+
+def other(player: int) -> int:
+    return 3 - player
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game, with its default and its allowed range (for forms and errors)."""
+
+    name: str
+    label: str
+    default: Any
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[tuple[str, str], ...] = ()
+    help: str = ""
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.choices)
+
+    def describe_range(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(f'"{value}"' for value, _ in self.choices)
+        return f"a whole number from {self.minimum} to {self.maximum}"
+
+    def clean(self, value: Any) -> Any:
+        if self.choices:
+            allowed = [choice for choice, _ in self.choices]
+            if value not in allowed:
+                raise ValueError(f"{self.label} must be {self.describe_range()}, not {value!r}.")
+            return value
+        return clean_int(value, self.label, self.minimum, self.maximum)
+
+
+def clean_int(value: Any, label: str, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{label} must be a whole number from {minimum} to {maximum}.")
+    if isinstance(value, str):
+        text = value.strip()
+        if not re.fullmatch(r"[+-]?\d{1,30}", text):
+            raise ValueError(
+                f"{label} must be a whole number from {minimum} to {maximum}, not {value!r}."
+            )
+        value = int(text)
+    if not isinstance(value, int):
+        raise ValueError(f"{label} must be a whole number from {minimum} to {maximum}.")
+    if not minimum <= value <= maximum:
+        raise ValueError(f"{label} must be from {minimum} to {maximum}, not {value}.")
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Position:
+    """Base of every game's position: a frozen dataclass of plain values.
+
+    ``ply`` counts the moves made; Player 1 moves at even plies. ``result`` is
+    set once the game is over (by a move, by a player who cannot move, or by
+    resignation).
+    """
+
+    ply: int = 0
+    result: Outcome | None = None
+
+    @property
+    def to_move(self) -> int:
+        return 1 if self.ply % 2 == 0 else 2
+
+    @property
+    def over(self) -> bool:
+        return self.result is not None
+
+
+class Verdict(StrEnum):
+    """What a move did, judged by exact analysis of the position it was played in."""
+
+    KEEPS_WIN = "keeps the win"
+    THROWS_WIN = "throws away the win"
+    NO_WIN = "no winning move existed"
+    LOSES_AT_ONCE = "loses at once"
+    SAFE = "safe: the game goes on"
+
+    @property
+    def label(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class MoveVerdict:
+    move: str
+    verdict: Verdict
+    winner: int | None  # who wins with perfect play after this move (None: nobody can force it)
+    plies: int | None  # moves until the end with perfect play, counting this one
+    blunder: bool  # the move made its player's prospects worse
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The exact perfect-play value of a position and a verdict for every legal move."""
+
+    to_move: int
+    winner: int | None  # who wins with perfect play (None: nobody can force a win)
+    plies: int | None  # moves until the end with perfect play (0 when the game is over)
+    best_moves: tuple[str, ...]
+    moves: tuple[MoveVerdict, ...]
+    note: str = ""
+
+    def verdict(self, move: str) -> MoveVerdict | None:
+        for item in self.moves:
+            if item.move == move:
+                return item
+        return None
+
+    @property
+    def winning_moves(self) -> tuple[str, ...]:
+        return tuple(m.move for m in self.moves if m.verdict is Verdict.KEEPS_WIN)
+
+    @property
+    def summary(self) -> str:
+        if self.winner is None:
+            return self.note or "Nobody can force a win."
+        if self.plies == 0:
+            return f"Player {self.winner} has won."
+        moves = "move" if self.plies == 1 else "moves"
+        return f"Player {self.winner} wins with perfect play, {self.plies} {moves} from here."
+
+
+# A value, from the point of view of the player to move: (wins, plies to the end).
+Value = tuple[bool, int]
+WIN_AT_ONCE: Value = (True, 1)
+LOSS_AT_ONCE: Value = (False, 1)
+
+
+def better(a: Value, b: Value) -> bool:
+    """Is value a better for the player to move than b? Win fast, lose slowly."""
+    if a[0] != b[0]:
+        return a[0]
+    return a[1] < b[1] if a[0] else a[1] > b[1]
+
+
+class Game:
+    """A game: its options and its rules. Subclasses fill in the game-specific parts."""
+
+    slug: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]] = ()
+    position_class: ClassVar[type[Position]]
+    # What to type, said when the text is no move at all.
+    move_hint: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self._memo: dict[Any, Value] = {}
+
+    def __repr__(self) -> str:
+        return f"<Game {self.slug}>"
+
+    # ---- options -------------------------------------------------------------
+
+    def option(self, name: str) -> Option:
+        for opt in self.options:
+            if opt.name == name:
+                return opt
+        raise KeyError(name)
+
+    def clean_options(self, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults filled in, every value checked; ValueError says the allowed range."""
+        options = dict(options or {})
+        known = {opt.name for opt in self.options}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise ValueError(f"{self.title} has no option {unknown[0]!r} (its options: {allowed}).")
+        cleaned = {}
+        for opt in self.options:
+            cleaned[opt.name] = opt.clean(options.get(opt.name, opt.default))
+        self.check_options(cleaned)
+        return cleaned
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Checks that involve several options at once (subclasses)."""
+
+    def options_of(self, pos: Position) -> dict[str, Any]:
+        return {opt.name: getattr(pos, opt.name) for opt in self.options}
+
+    def describe_options(self, options: dict[str, Any]) -> str:
+        """A short human summary of a set of options, for lists."""
+        return ", ".join(f"{opt.label.lower()} {options.get(opt.name)}" for opt in self.options)
+
+    # ---- the verbs -----------------------------------------------------------
+
+    def start(self, **options: Any) -> Position:
+        return self.initial(**self.clean_options(options))
+
+    def initial(self, **options: Any) -> Position:
+        raise NotImplementedError
+
+    def legal_moves(self, pos: Position) -> list[str]:
+        if pos.over:
+            return []
+        return self.moves(pos)
+
+    def moves(self, pos: Position) -> list[str]:
+        raise NotImplementedError
+
+    def play(self, pos: Position, move: str) -> Position:
+        if pos.result is not None:
+            raise GameOver(f"The game is over: {pos.result.reason}")
+        if not isinstance(move, str):
+            raise MalformedMove(self.move_hint)
+        text = move.strip()
+        if not text or len(text) > MAX_MOVE_TEXT:
+            raise MalformedMove(self.move_hint)
+        return self.apply(pos, text)
+
+    def apply(self, pos: Position, text: str) -> Position:
+        raise NotImplementedError
+
+    def outcome(self, pos: Position) -> Outcome | None:
+        return pos.result
+
+    def resign(self, pos: Position, player: int) -> Position:
+        if player not in (1, 2):
+            raise ValueError("player must be 1 or 2")
+        if pos.result is not None:
+            raise GameOver(f"The game is over: {pos.result.reason}")
+        return dataclasses.replace(pos, result=Outcome(other(player), f"Player {player} resigned."))
+
+    def canonical(self, pos: Position, move: str) -> str:
+        """The move text as the log stores it (e.g. "5 4" -> "4 5")."""
+        return move.strip()
+
+    # ---- JSON ----------------------------------------------------------------
+
+    def to_json(self, pos: Position) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for field in dataclasses.fields(pos):
+            value = getattr(pos, field.name)
+            if isinstance(value, Outcome):
+                value = {"winner": value.winner, "reason": value.reason}
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[field.name] = value
+        return data
+
+    def from_json(self, data: dict[str, Any]) -> Position:
+        if not isinstance(data, dict):
+            raise ValueError("A position must be a JSON object.")
+        names = {field.name for field in dataclasses.fields(self.position_class)}
+        if set(data) != names:
+            raise ValueError(f"A {self.title} position has the keys {sorted(names)}.")
+        values = {}
+        for name, value in data.items():
+            if name == "result" and value is not None:
+                value = Outcome(int(value["winner"]), str(value["reason"]))
+            elif isinstance(value, list):
+                value = tuple(value)
+            values[name] = value
+        return self.position_class(**values)
+
+    # ---- analysis ------------------------------------------------------------
+
+    def analyse(self, pos: Position) -> Analysis:
+        """Exact perfect-play analysis: the winner, in how many moves, and every move's verdict."""
+        mover = pos.to_move
+        if pos.result is not None:
+            return Analysis(mover, pos.result.winner, 0, (), ())
+        if len(self._memo) > MEMO_LIMIT:
+            self._memo.clear()
+        scored = [(move, self.move_value(pos, move)) for move in self.moves(pos)]
+        if not scored:  # only reached for positions built by hand: no move, mover loses
+            return Analysis(mover, other(mover), 0, (), ())
+        best = scored[0][1]
+        for _, value in scored[1:]:
+            if better(value, best):
+                best = value
+        winner = mover if best[0] else other(mover)
+        moves = []
+        for move, value in scored:
+            if value == LOSS_AT_ONCE:  # only a move that ends the game can lose in one
+                verdict = Verdict.LOSES_AT_ONCE
+            elif best[0]:
+                verdict = Verdict.KEEPS_WIN if value[0] else Verdict.THROWS_WIN
+            else:
+                verdict = Verdict.NO_WIN
+            moves.append(
+                MoveVerdict(
+                    move,
+                    verdict,
+                    mover if value[0] else other(mover),
+                    value[1],
+                    blunder=best[0] and not value[0],
+                )
+            )
+        best_moves = tuple(move for move, value in scored if value == best)
+        return Analysis(mover, winner, best[1], best_moves, tuple(moves))
+
+    def move_value(self, pos: Position, move: str) -> Value:
+        """The value of playing ``move`` in ``pos``, for the player who plays it."""
+        child = self.play(pos, move)
+        if child.result is not None:
+            return WIN_AT_ONCE if child.result.winner == pos.to_move else LOSS_AT_ONCE
+        wins, plies = self.value(self.key(child))
+        return (not wins, plies + 1)
+
+    def value(self, key: Any) -> Value:
+        """Negamax over compact keys, memoised: (the player to move wins, plies to the end)."""
+        memo = self._memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        best: Value | None = None
+        for outcome, child in self.successors(key):
+            if outcome is True:
+                value = WIN_AT_ONCE
+            elif outcome is False:
+                value = LOSS_AT_ONCE
+            else:
+                wins, plies = self.value(child)
+                value = (not wins, plies + 1)
+            if best is None or better(value, best):
+                best = value
+                if best == WIN_AT_ONCE:
+                    break
+        if best is None:
+            best = (False, 0)  # no move: the player to move has lost
+        memo[key] = best
+        return best
+
+    def key(self, pos: Position) -> Any:
+        """A compact, hashable key for everything about ``pos`` that matters from here on."""
+        raise NotImplementedError
+
+    def successors(self, key: Any) -> Iterable[tuple[bool | None, Any]]:
+        """For each move from ``key``: (True: the mover wins at once / False: loses at once /
+        None: the game goes on, child key)."""
+        raise NotImplementedError
+
+    def verdict_of(self, pos: Position, move: str) -> MoveVerdict:
+        """The verdict of a move actually played in ``pos`` (for replays and the admin).
+
+        Works for moves outside ``legal_moves`` that the rules still accept, such
+        as a Bit Flip: Divisor forfeit.
+        """
+        analysis = self.analyse(pos)
+        found = analysis.verdict(self.canonical(pos, move))
+        if found is not None:
+            return found
+        after = self.play(pos, move)
+        if after.result is not None and after.result.winner != pos.to_move:
+            return MoveVerdict(
+                move,
+                Verdict.LOSES_AT_ONCE,
+                after.result.winner,
+                1,
+                blunder=analysis.winner != after.result.winner,
+            )
+        raise IllegalMove(f"{move!r} is not a move in this position.")
+
+
+def parse_int(text: str) -> int | None:
+    """A whole number typed by a player, or None if the text names none."""
+    text = text.strip()
+    if re.fullmatch(r"[+-]?\d{1,12}", text):
+        return int(text)
+    return None

@@ -1,0 +1,107 @@
+"""Last Digit Standing (rule book 004).
+
+The digits 1 to ``highest`` (default 9). The first move removes any digit; every
+later move removes a remaining digit that is a divisor or a multiple of the digit
+the opponent removed last. A player with no such digit loses.
+
+1 divides every number: while 1 remains it is always a legal move, and after 1
+is removed every remaining digit is legal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .base import Game, IllegalMove, MalformedMove, Option, Outcome, Position, parse_int
+
+MAX_HIGHEST = 30
+
+
+@dataclass(frozen=True, kw_only=True)
+class LastDigitPosition(Position):
+    highest: int = 9
+    remaining: tuple[int, ...] = tuple(range(1, 10))
+    last: int | None = None  # the digit removed by the previous move
+
+    @property
+    def removed(self) -> list[int]:
+        return [d for d in range(1, self.highest + 1) if d not in self.remaining]
+
+
+def related(a: int, b: int) -> bool:
+    """Is a a divisor or a multiple of b?"""
+    return a % b == 0 or b % a == 0
+
+
+def allowed(remaining, last):
+    return [d for d in remaining if last is None or related(d, last)]
+
+
+class LastDigitStanding(Game):
+    slug = "last-digit-standing"
+    title = "Last Digit Standing"
+    summary = (
+        "Remove a digit that divides, or is a multiple of, the one your opponent just "
+        "removed; whoever cannot, loses."
+    )
+    options = (
+        Option(
+            "highest",
+            "Highest number",
+            9,
+            minimum=2,
+            maximum=MAX_HIGHEST,
+            help="The sequence holds the numbers from 1 to this one.",
+        ),
+    )
+    position_class = LastDigitPosition
+    move_hint = "Enter a digit to remove."
+
+    def initial(self, *, highest: int) -> LastDigitPosition:
+        return LastDigitPosition(highest=highest, remaining=tuple(range(1, highest + 1)))
+
+    def moves(self, pos: LastDigitPosition) -> list[str]:
+        return [str(d) for d in allowed(pos.remaining, pos.last)]
+
+    def canonical(self, pos: LastDigitPosition, move: str) -> str:
+        number = parse_int(move)
+        return move.strip() if number is None else str(number)
+
+    def apply(self, pos: LastDigitPosition, text: str) -> LastDigitPosition:
+        digit = parse_int(text)
+        if digit is None:
+            raise MalformedMove(self.move_hint)
+        if not 1 <= digit <= pos.highest:
+            raise IllegalMove(f"There is no {digit}: the sequence runs from 1 to {pos.highest}.")
+        if digit not in pos.remaining:
+            raise IllegalMove(f"{digit} has already been removed.")
+        if pos.last is not None and not related(digit, pos.last):
+            raise IllegalMove(
+                f"{digit} is neither a divisor nor a multiple of {pos.last}. "
+                f"You may remove: {' '.join(self.moves(pos))}."
+            )
+        remaining = tuple(d for d in pos.remaining if d != digit)
+        new = replace(pos, ply=pos.ply + 1, remaining=remaining, last=digit)
+        if not allowed(remaining, digit):
+            stuck = new.to_move
+            left = " ".join(map(str, remaining)) if remaining else "none"
+            reason = (
+                f"Player {stuck} cannot remove a divisor or multiple of {digit} "
+                f"(digits left: {left})."
+            )
+            new = replace(new, result=Outcome(pos.to_move, reason))
+        return new
+
+    # ---- analysis over (remaining as a bit mask, last) ------------------------
+
+    def key(self, pos: LastDigitPosition):
+        mask = 0
+        for d in pos.remaining:
+            mask |= 1 << d
+        return (pos.highest, mask, pos.last or 0)
+
+    def successors(self, key):
+        highest, mask, last = key
+        for d in range(1, highest + 1):
+            if mask >> d & 1 and (last == 0 or d % last == 0 or last % d == 0):
+                yield None, (highest, mask & ~(1 << d), d)

@@ -1,0 +1,1 @@
+// bitsite's own JavaScript: a few small behaviours; everything else lives on the server.

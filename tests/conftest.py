@@ -1,0 +1,123 @@
+"""Shared fixtures: services markers, a daphne server, and Chromium through Playwright."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.servers import ARTIFACTS, DaphneServer, database_url, server_env
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+IN_CI = bool(os.environ.get("CI"))
+
+
+def services_configured() -> bool:
+    return os.environ.get("DATABASE_URL", "").startswith("postgres") and bool(
+        os.environ.get("REDIS_URL")
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``services`` need PostgreSQL and Redis.
+
+    Without DATABASE_URL/REDIS_URL they skip with a reason on a laptop; under CI
+    they are deselected from the plain run (CI runs them in its services run),
+    so nothing is ever skipped in CI.
+    """
+    if services_configured():
+        return
+    services = [item for item in items if item.get_closest_marker("services")]
+    if not services:
+        return
+    if IN_CI:
+        items[:] = [item for item in items if not item.get_closest_marker("services")]
+        config.hook.pytest_deselected(items=services)
+        return
+    skip = pytest.mark.skip(
+        reason="needs PostgreSQL and Redis: set DATABASE_URL=postgres://... and REDIS_URL=redis://..."
+    )
+    for item in services:
+        item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    path = ARTIFACTS / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, driven by Playwright (whose own browser download is not used)."""
+    if not os.path.exists(CHROMIUM):
+        message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+        if IN_CI:
+            pytest.fail(message + ": CI must run the browser tests.")
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls
+    # tests make between browser steps are safe (no loop is running during them).
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def live_server_url(transactional_db, request):
+    """A daphne process serving the test database; stopped (TERM, then KILL) afterwards."""
+    from django.db import connection
+
+    server = DaphneServer(
+        server_env(database_url(connection.settings_dict)), name=request.node.name[:40]
+    )
+    server.start()
+    request.node.daphne = server
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def daphne(live_server_url, request) -> DaphneServer:
+    """The daphne process behind live_server_url, for tests that kill and restart it."""
+    return request.node.daphne
+
+
+@pytest.fixture
+def new_page(browser, artifacts):
+    """Open a page in a fresh browser context (its own cookies: another person)."""
+    contexts = []
+
+    def make(viewport=None, java_script_enabled=True):
+        context = browser.new_context(
+            viewport=viewport or {"width": 1100, "height": 900},
+            java_script_enabled=java_script_enabled,
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.console_errors = []
+        page.on(
+            "console",
+            lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None,
+        )
+        page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+        page.set_default_timeout(10_000)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -1,0 +1,132 @@
+"""Server processes for tests and benchmarks: daphne on a free port, stopped reliably.
+
+A daphne started here serves the test database (file SQLite or PostgreSQL), so a
+browser sees what the test wrote, and the test sees what the browser did.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 30.0, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the server on port {port} exited with code {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout} s")
+
+
+def database_url(settings_dict: dict) -> str:
+    """A DATABASE_URL for the database Django is connected to (the test database in tests)."""
+    engine = settings_dict["ENGINE"]
+    if engine.endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    if "postgresql" in engine:
+        user = settings_dict.get("USER") or ""
+        password = settings_dict.get("PASSWORD") or ""
+        auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
+        host = settings_dict.get("HOST") or "127.0.0.1"
+        port = settings_dict.get("PORT") or 5432
+        return f"postgres://{auth}{host}:{port}/{settings_dict['NAME']}"
+    raise ValueError(f"no DATABASE_URL for engine {engine}")
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """TERM, wait, then KILL: a daphne stuck on shutdown never hangs a test run."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+
+
+class DaphneServer:
+    """One daphne process serving bitsite on 127.0.0.1."""
+
+    def __init__(self, env: dict[str, str], port: int | None = None, name: str = "daphne"):
+        self.env = env
+        self.port = port or free_port()
+        self.name = name
+        self.proc: subprocess.Popen | None = None
+        self.log_path = ARTIFACTS / "logs" / f"{name}-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> DaphneServer:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 (the child process writes to it)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "bitsite.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+        wait_for_port(self.port, proc=self.proc)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_process(self.proc)
+
+    def kill(self) -> None:
+        """SIGKILL: the process gets no chance to clean up (a crash)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+
+def server_env(db_url: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": db_url,
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECURE_SSL": "0",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_SECRET_KEY": env.get("DJANGO_SECRET_KEY") or "test-only-not-secret",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
