@@ -1,6 +1,8 @@
 from django.conf import settings
 
-websocket_urlpatterns = []
+from games.routing import websocket_urlpatterns as games_ws
+
+websocket_urlpatterns = [*games_ws]
 
 if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
     from benchmarks.baseline import websocket_urlpatterns as baseline_ws

@@ -1,7 +1,230 @@
-from django.shortcuts import render
+"""Pages and actions. One function view per action; every change is a POST.
 
-from games.rules import GAMES
+htmx requests get the board partial; other requests get the full page, and
+actions answer them with POST-redirect-GET, so every form also works without
+JavaScript. Refusals come back as the board with a message and a 4xx status
+(the base template tells htmx to swap 4xx responses).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from games import play
+from games.boards import board_context, render_board, session_token, viewer_from_session
+from games.forms import NewMatchForm
+from games.models import Match
+from games.play import Actor, Refused
+from games.rules import GAMES, get_game
 
 
+def _game_or_404(slug: str):
+    try:
+        return get_game(slug)
+    except KeyError:
+        raise Http404("There is no such game.") from None
+
+
+def _match_or_404(public_id: str) -> Match:
+    return get_object_or_404(Match, public_id=public_id)
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def _actor(request, match: Match) -> Actor:
+    return Actor(viewer_from_session(request.session, match).seats)
+
+
+def _share_url(request, match: Match) -> str:
+    return request.build_absolute_uri(match.get_absolute_url())
+
+
+def _board(request, match: Match, *, message: str = "", status: int = 200, level: str = "error"):
+    """The answer to an action: the board partial for htmx, else a redirect to the match."""
+    if request.htmx:
+        match.refresh_from_db()
+        viewer = viewer_from_session(request.session, match)
+        html = render_board(
+            match,
+            viewer,
+            request=request,
+            action=True,
+            message=message,
+            message_level=level,
+            share_url=_share_url(request, match),
+        )
+        return HttpResponse(html, status=status)
+    if message:
+        messages.add_message(
+            request, messages.ERROR if level == "error" else messages.INFO, message
+        )
+    return _see_other(match.get_absolute_url())
+
+
+# ---- pages -----------------------------------------------------------------------
+
+
+@require_GET
 def home(request):
-    return render(request, "games/home.html", {"games": GAMES})
+    return render(
+        request,
+        "games/home.html",
+        {"entries": [(game, NewMatchForm(game)) for game in GAMES]},
+    )
+
+
+@require_GET
+def rules_page(request, slug):
+    game = _game_or_404(slug)
+    return render(request, "games/rules.html", _rules_context(game, NewMatchForm(game)))
+
+
+def _rules_context(game, form):
+    start = game.start()
+    return {
+        "game": game,
+        "form": form,
+        "analysis": game.analyse(start),
+        "start": start,
+        "rules_template": f"games/rules/{game.slug}.html",
+    }
+
+
+@require_GET
+def match_page(request, public_id):
+    match = _match_or_404(public_id)
+    viewer = viewer_from_session(request.session, match)
+    share_url = _share_url(request, match)
+    if request.htmx:
+        return HttpResponse(render_board(match, viewer, request=request, share_url=share_url))
+    return render(request, "games/match.html", board_context(match, viewer, share_url=share_url))
+
+
+# ---- actions ---------------------------------------------------------------------
+
+
+@require_POST
+def new_match(request, slug):
+    game = _game_or_404(slug)
+    form = NewMatchForm(game, request.POST)
+    if not form.is_valid():
+        return render(request, "games/rules.html", _rules_context(game, form), status=400)
+    data = form.cleaned_data
+    match = play.create_match(
+        game.slug,
+        token=session_token(request.session),
+        options=data["options"],
+        mode=data["opponent"],
+        first=data["first"],
+        level=data.get("level") or "",
+        name=data.get("name", ""),
+        opponent_name=data.get("opponent_name", ""),
+    )
+    play.computer_move(match.public_id)  # when the computer moves first
+    return _see_other(match.get_absolute_url())
+
+
+@require_POST
+def join(request, public_id):
+    match = _match_or_404(public_id)
+    try:
+        play.join(
+            public_id,
+            token=session_token(request.session),
+            name=request.POST.get("name", "")[:40],
+        )
+    except Refused as refusal:
+        return _board(request, match, message=refusal.message, status=refusal.status)
+    match.refresh_from_db()
+    player = match.player_of_seat(2)
+    messages.info(request, f"You joined: you are {match.player_name(player)}.")
+    # A full reload, so that the page's websocket carries the new seat.
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = match.get_absolute_url()
+        return response
+    return _see_other(match.get_absolute_url())
+
+
+@require_POST
+def move(request, public_id):
+    match = _match_or_404(public_id)
+    text = request.POST.get("move", "")
+    ply = _int_or_none(request.POST.get("ply"))
+    if ply is None:
+        return _board(
+            request,
+            match,
+            message="That move came without its board: here is the current one.",
+            status=400,
+        )
+    try:
+        play.submit_move(public_id, by=_actor(request, match), text=text, ply=ply)
+    except Refused as refusal:
+        return _board(request, match, message=refusal.message, status=refusal.status)
+    if not request.htmx:  # without JavaScript the page cannot ask for the computer's reply
+        play.computer_move(public_id)
+    return _board(request, match)
+
+
+@require_POST
+def computer(request, public_id):
+    """Ask the computer to reply: the board asks for this right after it shows your move."""
+    match = _match_or_404(public_id)
+    play.computer_move(public_id)
+    return _board(request, match)
+
+
+@require_POST
+def resign(request, public_id):
+    match = _match_or_404(public_id)
+    try:
+        play.resign(public_id, by=_actor(request, match))
+    except Refused as refusal:
+        return _board(request, match, message=refusal.message, status=refusal.status)
+    return _board(request, match)
+
+
+@require_POST
+def rematch(request, public_id):
+    match = _match_or_404(public_id)
+    try:
+        new = play.rematch(public_id, by=_actor(request, match))
+    except Refused as refusal:
+        return _board(request, match, message=refusal.message, status=refusal.status)
+    play.computer_move(new.public_id)
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = new.get_absolute_url()
+        return response
+    return _see_other(new.get_absolute_url())
+
+
+@require_POST
+def toggle_hints(request, public_id):
+    match = _match_or_404(public_id)
+    if match.mode == Match.Mode.FRIEND or not viewer_from_session(request.session, match).seats:
+        return _board(
+            request,
+            match,
+            message="Hints are for games on one device or against the computer.",
+            status=403,
+        )
+    hints = set(request.session.get("hints", []))
+    hints ^= {public_id}
+    request.session["hints"] = sorted(hints)[-200:]
+    return _board(request, match)
+
+
+def _int_or_none(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,1 +1,97 @@
-// bitsite's own JavaScript: a few small behaviours; everything else lives on the server.
+// bitsite's own JavaScript: small behaviours around htmx. The server decides everything else.
+(function () {
+  "use strict";
+
+  // Reconnect with backoff and jitter: 0.5 s, 1 s, 2 s ... up to 8 s, each randomised.
+  function backoff(retry) {
+    var ceiling = Math.min(8000, 500 * Math.pow(2, retry));
+    return ceiling / 2 + Math.random() * ceiling / 2;
+  }
+
+  function version(el) {
+    return el ? parseInt(el.getAttribute("data-version") || "-1", 10) : -1;
+  }
+
+  // A board older than the one on the page is never swapped in.
+  function isStale(html) {
+    var found = /id="board"[^>]*data-version="(\d+)"/.exec(html);
+    return found !== null && parseInt(found[1], 10) < version(document.getElementById("board"));
+  }
+
+  var socket = null;
+  var retries = 0;
+
+  function showReconnecting(on) {
+    var el = document.getElementById("conn");
+    if (el) el.hidden = !on;
+  }
+
+  if (window.htmx) htmx.config.wsReconnectDelay = backoff;
+  var hadRematch = !!document.querySelector("#rematch-link");
+
+  document.addEventListener("htmx:wsOpen", function (e) {
+    socket = e.detail.socketWrapper;
+    retries = 0;
+    showReconnecting(false);
+  });
+
+  document.addEventListener("htmx:wsClose", function (e) {
+    var code = e.detail.event.code;
+    if (code >= 4000) return; // the server refused this page for good (see games/consumers.py)
+    showReconnecting(true);
+    // htmx's ws extension retries 1006/1011/1012/1013 itself; a clean close (1000, 1001,
+    // 1005) from a restarting server is retried here.
+    if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
+      var wrapper = e.detail.socketWrapper;
+      setTimeout(function () { wrapper.reconnect(); }, backoff(retries++));
+    }
+  });
+
+  var shownVersion = -1;
+  document.addEventListener("htmx:wsBeforeMessage", function (e) {
+    if (isStale(e.detail.message)) {
+      e.preventDefault();
+      return;
+    }
+    shownVersion = version(document.getElementById("board"));
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    // A message about an earlier board goes once the board moves on.
+    var notice = document.getElementById("notice");
+    if (notice && version(document.getElementById("board")) > shownVersion) notice.textContent = "";
+    // A finished match whose rematch has started takes its players there.
+    var follow = document.querySelector("#rematch-link[data-follow]");
+    if (follow && !hadRematch) window.location.assign(follow.getAttribute("href"));
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail.target;
+    if (target && target.id === "board" && isStale(e.detail.serverResponse || "")) {
+      e.detail.shouldSwap = false;
+    }
+  });
+
+  // A page coming back from sleep asks for the current board.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible" && socket) {
+      socket.send(JSON.stringify({ type: "sync" }));
+    }
+  });
+
+  // Copy buttons: <button data-copy="#input-id">.
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest("[data-copy]");
+    if (!button) return;
+    var input = document.querySelector(button.getAttribute("data-copy"));
+    if (!input) return;
+    input.select();
+    var done = function () { button.textContent = "Copied!"; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+    } else {
+      document.execCommand("copy");
+      done();
+    }
+  });
+})();

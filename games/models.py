@@ -1,0 +1,182 @@
+"""Matches and their move logs.
+
+A Match keeps its game's options and current position (the rules module's JSON),
+so the board is one row read away. Every move is also a Move row, unique on
+(match, ply): the log is the record, and replaying it through the rules gives the
+stored position.
+
+Seats: seat 1 is the browser that created the match, seat 2 the first other
+browser that pressed "Join". Which seat is the rules' Player 1 (who moves first)
+is ``first_seat``. A seat is held by a secret kept in the player's session; only
+its SHA-256 is stored here, and it never appears in a URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.db import models
+from django.urls import reverse
+
+from games.rules import GAMES, get_game
+
+
+def new_public_id() -> str:
+    """96 random bits, URL-safe: the match's id in its share link."""
+    return secrets.token_urlsafe(12)
+
+
+def new_secret() -> str:
+    """192 random bits: a seat's secret, kept in the player's session only."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for a second player"
+        PLAYING = "playing", "In play"
+        FINISHED = "finished", "Finished"
+
+    class Mode(models.TextChoices):
+        FRIEND = "friend", "A friend, by link"
+        HOTSEAT = "hotseat", "Same device"
+        COMPUTER = "computer", "Against the computer"
+
+    GAME_CHOICES = [(game.slug, game.title) for game in GAMES]
+
+    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    game = models.CharField(max_length=32, choices=GAME_CHOICES)
+    options = models.JSONField(default=dict, blank=True)
+    position = models.JSONField()
+    ply = models.PositiveIntegerField(default=0)
+    # Bumped by every change a viewer should see (move, join, resign, rematch):
+    # a page never replaces a newer board with an older one.
+    version = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.FRIEND)
+    computer_level = models.CharField(max_length=16, blank=True)
+    computer_seed = models.BigIntegerField(default=0)
+    first_seat = models.PositiveSmallIntegerField(
+        choices=[(1, "Seat 1 (the creator)"), (2, "Seat 2 (the opponent)")], default=1
+    )
+    seat1_secret = models.CharField(max_length=64, blank=True, editable=False)
+    seat2_secret = models.CharField(max_length=64, blank=True, editable=False)
+    seat1_name = models.CharField(max_length=40, blank=True)
+    seat2_name = models.CharField(max_length=40, blank=True)
+    winner = models.PositiveSmallIntegerField(
+        null=True, blank=True, choices=[(1, "Player 1"), (2, "Player 2")]
+    )
+    reason = models.CharField(max_length=500, blank=True)
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["game", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.rules.title} {self.public_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("match", args=[self.public_id])
+
+    # ---- the rules ------------------------------------------------------------
+
+    @property
+    def rules(self):
+        return get_game(self.game)
+
+    @property
+    def current(self):
+        """The current position, as the rules module's object."""
+        return self.rules.from_json(self.position)
+
+    # ---- seats and players ------------------------------------------------------
+
+    def player_of_seat(self, seat: int) -> int:
+        """The rules' player number (1 moves first) of a seat."""
+        return seat if self.first_seat == 1 else 3 - seat
+
+    def seat_of_player(self, player: int) -> int:
+        return player if self.first_seat == 1 else 3 - player
+
+    def seat_name(self, seat: int) -> str:
+        return self.seat1_name if seat == 1 else self.seat2_name
+
+    def player_name(self, player: int) -> str:
+        """How a player is called on the page: "Player 1 (Ada)", "Computer", ..."""
+        seat = self.seat_of_player(player)
+        if self.mode == self.Mode.COMPUTER and seat == 2:
+            return f"Player {player} (computer, {self.computer_level})"
+        name = self.seat_name(seat)
+        return f"Player {player} ({name})" if name else f"Player {player}"
+
+    def seat_secret_hash(self, seat: int) -> str:
+        return self.seat1_secret if seat == 1 else self.seat2_secret
+
+    def seats_for(self, secrets_held) -> set[int]:
+        """Which seats a browser holds, from the secrets in its session."""
+        hashes = {hash_secret(secret) for secret in secrets_held if secret}
+        return {seat for seat in (1, 2) if self.seat_secret_hash(seat) in hashes}
+
+    @property
+    def computer_seat(self) -> int | None:
+        return 2 if self.mode == self.Mode.COMPUTER else None
+
+    @property
+    def computer_to_move(self) -> bool:
+        return (
+            self.status == self.Status.PLAYING
+            and self.computer_seat is not None
+            and self.seat_of_player(self.current.to_move) == self.computer_seat
+        )
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+    def options_summary(self) -> str:
+        return self.rules.describe_options(self.options) if self.rules.options else "standard"
+
+
+class Move(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    ply = models.PositiveIntegerField(help_text="1 for the first move of the match")
+    seat = models.PositiveSmallIntegerField()
+    player = models.PositiveSmallIntegerField(help_text="The rules' player number: 1 moves first")
+    text = models.CharField(max_length=32)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "ply"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "ply"], name="one_move_per_ply"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ply}. Player {self.player}: {self.text}"
+
+
+class Presence(models.Model):
+    """An open websocket of a seated player; rows older than a heartbeat are stale."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="presences")
+    seat = models.PositiveSmallIntegerField()
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["match", "seat"])]
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of match {self.match_id} (seen {self.seen_at:%H:%M:%S})"

@@ -1,0 +1,294 @@
+"""The one write path: every change to a match goes through here.
+
+Views, the computer player, tests and benchmarks all call these functions. Each
+change runs in one transaction that:
+
+1. guards the match row (``select_for_update`` on PostgreSQL; on SQLite the
+   ``BEGIN IMMEDIATE`` transaction holds the write lock, and a conditional
+   update on the ply plus the unique (match, ply) constraint back it up);
+2. checks the seat, the turn and the ply the player saw;
+3. calls the rules;
+4. writes the Move row and the new position;
+5. schedules the broadcast with ``transaction.on_commit``: nothing is pushed
+   for a change that rolls back.
+
+A refusal raises ``Refused`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets as secrets_module
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games import live
+from games.models import Match, Move, hash_secret
+from games.rules import GameOver, IllegalMove, get_game
+from games.rules.computer import LEVELS, choose_move
+
+FIRST_CHOICES = ("me", "opponent", "random")
+
+
+class Refused(Exception):
+    """A submission the match refuses. Nothing changed; ``status`` is the HTTP code to use."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: the seats this browser (or the computer) holds in the match."""
+
+    seats: frozenset[int]
+    computer: bool = False
+
+
+def _locked(public_id: str) -> Match:
+    try:
+        return Match.objects.select_for_update().get(public_id=public_id)
+    except Match.DoesNotExist:
+        raise Refused("There is no such match.", status=404) from None
+
+
+def _broadcast(match: Match) -> None:
+    public_id, version = match.public_id, match.version
+    transaction.on_commit(lambda: live.match_changed(public_id, version))
+
+
+# ---- creating and joining ------------------------------------------------------
+
+
+def create_match(
+    game_slug: str,
+    *,
+    token: str,
+    options: dict | None = None,
+    mode: str = Match.Mode.FRIEND,
+    first: str = "me",
+    level: str = "",
+    name: str = "",
+    opponent_name: str = "",
+    rng: random.Random | None = None,
+) -> Match:
+    """A new match, created by the browser holding ``token``; ValueError for bad options."""
+    game = get_game(game_slug)
+    position = game.start(**(options or {}))
+    options = game.options_of(position)
+    if mode not in Match.Mode.values:
+        raise ValueError(f"Unknown opponent {mode!r}.")
+    if first not in FIRST_CHOICES:
+        raise ValueError(f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.")
+    if mode == Match.Mode.COMPUTER and level not in LEVELS:
+        raise ValueError(f"The computer's level must be one of {', '.join(LEVELS)}.")
+    rng = rng or random.SystemRandom()
+    first_seat = {"me": 1, "opponent": 2}.get(first) or rng.choice((1, 2))
+    now = timezone.now()
+    seat_hash = hash_secret(token)
+    match = Match(
+        game=game.slug,
+        options=options,
+        position=game.to_json(position),
+        mode=mode,
+        first_seat=first_seat,
+        seat1_secret=seat_hash,
+        seat1_name=name.strip()[:40],
+        computer_level=level if mode == Match.Mode.COMPUTER else "",
+        computer_seed=secrets_module.randbits(48),
+    )
+    if mode == Match.Mode.HOTSEAT:
+        match.seat2_secret = seat_hash
+        match.seat2_name = opponent_name.strip()[:40]
+    if mode != Match.Mode.FRIEND:
+        match.status = Match.Status.PLAYING
+        match.started_at = now
+    match.save()
+    return match
+
+
+def join(public_id: str, *, token: str, name: str = "") -> Match:
+    """Take seat 2 of a match waiting for its second player."""
+    seat_hash = hash_secret(token)
+    with transaction.atomic():
+        match = _locked(public_id)
+        if match.seat1_secret == seat_hash:
+            raise Refused("This is your own match: share its link with a friend.")
+        if match.status != Match.Status.WAITING or match.seat2_secret:
+            raise Refused("Both seats are taken: you are watching as a spectator.")
+        updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
+            seat2_secret=seat_hash,
+            seat2_name=name.strip()[:40],
+            status=Match.Status.PLAYING,
+            started_at=timezone.now(),
+            version=F("version") + 1,
+        )
+        if updated != 1:
+            raise Refused("Both seats are taken: you are watching as a spectator.")
+        match.refresh_from_db()
+        _broadcast(match)
+    return match
+
+
+# ---- moves ---------------------------------------------------------------------
+
+
+def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Match:
+    """Apply a move for the player to move, if ``by`` holds that seat and saw this ply."""
+    with transaction.atomic():
+        match = _locked(public_id)
+        if match.status == Match.Status.FINISHED:
+            raise Refused(f"The game is over. {match.reason}")
+        if match.status == Match.Status.WAITING:
+            raise Refused("The game has not started: it is waiting for a second player.")
+        if ply is None or ply != match.ply:
+            raise Refused("That board was out of date: here is the current position.")
+        game = match.rules
+        position = game.from_json(match.position)
+        player = position.to_move
+        seat = match.seat_of_player(player)
+        if seat == match.computer_seat and not by.computer:
+            raise Refused("It is the computer's turn.")
+        if seat not in by.seats:
+            if not by.seats:
+                raise Refused("You are watching this match: only its players can move.", 403)
+            raise Refused(f"It is not your turn: waiting for {match.player_name(player)}.")
+        try:
+            new = game.play(position, text)
+        except GameOver as error:
+            raise Refused(str(error)) from None
+        except IllegalMove as error:
+            raise Refused(str(error), status=422) from None
+        move_text = game.canonical(position, text)
+        try:
+            with transaction.atomic():
+                Move.objects.create(
+                    match=match, ply=match.ply + 1, seat=seat, player=player, text=move_text
+                )
+        except IntegrityError:
+            raise Refused("That board was out of date: here is the current position.") from None
+        changes = {
+            "position": game.to_json(new),
+            "ply": match.ply + 1,
+            "version": match.version + 1,
+        }
+        if new.result is not None:
+            changes.update(
+                status=Match.Status.FINISHED,
+                winner=new.result.winner,
+                reason=new.result.reason,
+                finished_at=timezone.now(),
+            )
+        updated = Match.objects.filter(pk=match.pk, ply=match.ply).update(**changes)
+        if updated != 1:  # only without a row lock: another move got in first
+            raise Refused("That board was out of date: here is the current position.")
+        for field, value in changes.items():
+            setattr(match, field, value)
+        _broadcast(match)
+    return match
+
+
+def computer_move(public_id: str) -> Match | None:
+    """Let the computer play if it is its turn. Thinks outside the transaction.
+
+    Returns the match after the move, or None if there was nothing to do (not
+    its turn, or the move was already made by an earlier request).
+    """
+    match = Match.objects.filter(public_id=public_id).first()
+    if match is None or not match.computer_to_move:
+        return None
+    rng = random.Random(f"{match.computer_seed}:{match.ply}")
+    move = choose_move(match.rules, match.current, match.computer_level, rng)
+    try:
+        return submit_move(
+            public_id,
+            by=Actor(frozenset({match.computer_seat}), computer=True),
+            text=move,
+            ply=match.ply,
+        )
+    except Refused:
+        return None
+
+
+# ---- resign and rematch ----------------------------------------------------------
+
+
+def resign(public_id: str, *, by: Actor) -> Match:
+    """The acting player resigns (on one device: the player to move); the other wins.
+
+    Before anyone has joined, this cancels the match instead, with no winner.
+    """
+    with transaction.atomic():
+        match = _locked(public_id)
+        if match.status == Match.Status.FINISHED:
+            raise Refused(f"The game is over. {match.reason}")
+        seats = set(by.seats) - {match.computer_seat}
+        if not seats:
+            raise Refused("You are watching this match: only its players can resign.", 403)
+        game = match.rules
+        position = game.from_json(match.position)
+        if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
+            new, winner, reason = position, None, "Cancelled before an opponent joined."
+        else:
+            if len(seats) == 2:  # same device: the player to move resigns
+                player = position.to_move
+            else:
+                player = match.player_of_seat(seats.pop())
+            new = game.resign(position, player)
+            winner, reason = new.result.winner, f"{match.player_name(player)} resigned."
+        changes = {
+            "position": game.to_json(new),
+            "version": match.version + 1,
+            "status": Match.Status.FINISHED,
+            "winner": winner,
+            "reason": reason,
+            "finished_at": timezone.now(),
+        }
+        Match.objects.filter(pk=match.pk).update(**changes)
+        for field, value in changes.items():
+            setattr(match, field, value)
+        _broadcast(match)
+    return match
+
+
+def rematch(public_id: str, *, by: Actor) -> Match:
+    """A new match with the same players and options and the first move swapped.
+
+    Asking twice (or both players asking) gives the same rematch.
+    """
+    with transaction.atomic():
+        match = _locked(public_id)
+        if match.status != Match.Status.FINISHED:
+            raise Refused("A rematch can start once this game is over.")
+        if not set(by.seats) - {match.computer_seat}:
+            raise Refused("Only the players can start a rematch.", 403)
+        if match.winner is None:
+            raise Refused("This match was cancelled before an opponent joined: start a new one.")
+        if match.rematch_id is not None:
+            return match.rematch
+        game = match.rules
+        new = Match.objects.create(
+            game=match.game,
+            options=match.options,
+            position=game.to_json(game.start(**match.options)),
+            mode=match.mode,
+            first_seat=3 - match.first_seat,
+            seat1_secret=match.seat1_secret,
+            seat2_secret=match.seat2_secret,
+            seat1_name=match.seat1_name,
+            seat2_name=match.seat2_name,
+            computer_level=match.computer_level,
+            computer_seed=secrets_module.randbits(48),
+            status=Match.Status.PLAYING,
+            started_at=timezone.now(),
+        )
+        Match.objects.filter(pk=match.pk).update(rematch=new, version=match.version + 1)
+        match.rematch = new
+        match.version += 1
+        _broadcast(match)
+    return new

@@ -1,0 +1,62 @@
+"""Small factories for matches, seats and sessions."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.test import Client
+
+from games import play
+from games.models import Match, new_secret
+
+
+def make_match(
+    game="bit-flip",
+    *,
+    mode="friend",
+    joined=True,
+    options=None,
+    first="me",
+    level="",
+    name="Ada",
+    opponent="Bob",
+):
+    """A match and the tokens of the browsers holding its seats (seat 1, seat 2)."""
+    token1 = new_secret()
+    match = play.create_match(
+        game,
+        token=token1,
+        options=options,
+        mode=mode,
+        first=first,
+        level=level or ("perfect" if mode == "computer" else ""),
+        name=name,
+        opponent_name=opponent if mode == "hotseat" else "",
+    )
+    token2 = token1 if mode == "hotseat" else None
+    if mode == "friend" and joined:
+        token2 = new_secret()
+        play.join(match.public_id, token=token2, name=opponent)
+    match.refresh_from_db()
+    return match, token1, token2
+
+
+def actor(match: Match, token: str | None) -> play.Actor:
+    return play.Actor(frozenset(match.seats_for([token])) if token else frozenset())
+
+
+def client_with_token(token: str | None, **kwargs) -> Client:
+    """A test client whose session holds ``token`` (a browser holding that seat)."""
+    client = Client(**kwargs)
+    if token:
+        session = client.session
+        session["token"] = token
+        session.save()
+        client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
+    return client
+
+
+def mover_token(match: Match, token1: str, token2: str) -> str:
+    """The token of the browser whose turn it is."""
+    match.refresh_from_db()
+    seat = match.seat_of_player(match.current.to_move)
+    return token1 if seat == 1 else token2
