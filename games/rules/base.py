@@ -410,6 +410,6 @@ class Game:
 def parse_int(text: str) -> int | None:
     """A whole number typed by a player, or None if the text names none."""
     text = text.strip()
-    if re.fullmatch(r"[+-]?\d{1,12}", text):
+    if re.fullmatch(r"[+-]?\d{1,31}", text):
         return int(text)
     return None

@@ -8,13 +8,20 @@ last move loses.
 Rulings: a sequence of only zeros (value 0) never satisfies "divisible by k";
 leading zeros count for length and do not change the value; "exactly k ones" is
 met the moment the count of ones reaches k.
+
+Bounds: at most ``MAX_LENGTH`` = 64 bits, "divisible by k" for k up to
+``MAX_DIVISOR`` = 1000. The analysis runs over (length, state), where the state
+is the remainder mod k (and whether a 1 has been played), the count of ones, or
+the prefix of v still reachable; so its cost is about length x k at worst. Cold,
+on a 2-core machine, the largest case (64 bits, k near 1000) takes under 0.1 s
+(``python -m benchmarks.analysis`` measures it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .base import Game, IllegalMove, Option, Outcome, Position, other
+from .base import Game, MalformedMove, Option, Outcome, Position, other
 
 MAX_LENGTH = 64
 MAX_DIVISOR = 1000
@@ -132,14 +139,15 @@ class BitwiseBattle(Game):
 
     def apply(self, pos: BitwiseBattlePosition, text: str) -> BitwiseBattlePosition:
         if text not in ("0", "1"):
-            raise IllegalMove(f"{text!r} is not a bit. {self.move_hint}")
+            raise MalformedMove(f"{text!r} is not a bit. {self.move_hint}")
         new = replace(pos, ply=pos.ply + 1, bits=pos.bits + text)
         mover = pos.to_move
         if holds(pos.condition, pos.target, new.value, new.ones):
             if pos.condition == "divisible":
                 why = f"{new.bits} = {new.value}, and {new.value} mod {pos.target} = 0"
             elif pos.condition == "ones":
-                why = f"{new.bits} has exactly {pos.target} ones"
+                ones = "one" if pos.target == 1 else "ones"
+                why = f"{new.bits}, which has exactly {pos.target} {ones}"
             else:
                 why = f"{new.bits} = {new.value}"
             return replace(new, result=Outcome(mover, f"Player {mover} made {why}."))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from .base import (
     Analysis,
     Game,
-    IllegalMove,
+    MalformedMove,
     MoveVerdict,
     Outcome,
     Position,
@@ -105,7 +105,7 @@ class LastBitStanding(Game):
 
     def apply(self, pos: LastBitPosition, text: str) -> LastBitPosition:
         if text not in ("0", "1"):
-            raise IllegalMove(f"{text!r} is not a bit. {self.move_hint}")
+            raise MalformedMove(f"{text!r} is not a bit. {self.move_hint}")
         bit = int(text)
         if pos.length < HEAD:
             head, tail = pos.head + text, pos.tail
