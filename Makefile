@@ -19,7 +19,8 @@ RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
 	DJANGO_SECRET_KEY=$${DJANGO_SECRET_KEY:-$$(cat .secret_key)}
 # Tests run with debug off and a throwaway key; DATABASE_URL and REDIS_URL
 # pass through (unset: SQLite and the in-process layer).
-TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-$(USER)-bitsite
+TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-bitsite \
+	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver
 
 .PHONY: run test lint bench bench-ci scale setup clean superuser
 
