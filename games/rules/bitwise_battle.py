@@ -13,8 +13,8 @@ Bounds: at most ``MAX_LENGTH`` = 64 bits, "divisible by k" for k up to
 ``MAX_DIVISOR`` = 1000. The analysis runs over (length, state), where the state
 is the remainder mod k (and whether a 1 has been played), the count of ones, or
 the prefix of v still reachable; so its cost is about length x k at worst. Cold,
-on a 2-core machine, the largest case (64 bits, k near 1000) takes under 0.1 s
-(``python -m benchmarks.analysis`` measures it).
+on a 2-core machine, the largest case (64 bits, k near 1000) takes about 0.1 s
+at its worst position (``python -m benchmarks.analysis`` measures it).
 """
 
 from __future__ import annotations
