@@ -24,6 +24,7 @@
   function showReconnecting(on) {
     var el = document.getElementById("conn");
     if (el) el.hidden = !on;
+    document.documentElement.setAttribute("data-live", on ? "reconnecting" : "open");
   }
 
   if (window.htmx) htmx.config.wsReconnectDelay = backoff;
@@ -93,5 +94,18 @@
       document.execCommand("copy");
       done();
     }
+  });
+})();
+
+// Replay: the arrow keys, Home and End press the replay's buttons (which the server draws).
+(function () {
+  "use strict";
+  var keys = { ArrowLeft: "#replay-previous", ArrowRight: "#replay-next", Home: "#replay-first", End: "#replay-last" };
+  document.addEventListener("keydown", function (e) {
+    var button = keys[e.key] && document.querySelector(keys[e.key]);
+    if (!button || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.target.closest && e.target.closest("input, select, textarea, [contenteditable]")) return;
+    e.preventDefault();
+    if (button.getAttribute("aria-disabled") !== "true") button.click();
   });
 })();

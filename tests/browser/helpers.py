@@ -1,0 +1,109 @@
+"""What a person does in the browser: create a match, join it, make moves by clicking."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Page, expect
+
+# A whole game per rule book, as clicks: the books' correct examples where they exist.
+SCRIPTS = {
+    # 10, 101, 1011, 10110, then 101101 = 45: Player 1 makes a multiple of 3 and loses.
+    "last-bit-standing": (["0", "1", "1", "0", "1"], 2),
+    # Example 1 of the book: 45 is the first multiple of 3, made by Player 2.
+    "bitwise-battle": (["1", "0", "1", "1", "0", "1"], 2),
+    # The book's example game: Player 2 completes 11111111 with bit 8.
+    "bit-flip": (["3", "5 6", "7", "1 2", "4", "8"], 2),
+    # The book's example: 00000111 = 7, Player 1 wins.
+    "bit-flip-divisor": (["8", "7", "6"], 1),
+    # The book's opening, corrected: after 8, Player 2 may still remove 1; then 5 leaves
+    # Player 2 with no divisor or multiple of 5.
+    "last-digit-standing": (["3", "6", "2", "4", "8", "1", "5"], 1),
+}
+
+
+def create_match(
+    page: Page,
+    base: str,
+    slug: str,
+    *,
+    opponent="friend",
+    first="me",
+    name="",
+    level="",
+    opponent_name="",
+    options=None,
+) -> str:
+    """Fill the game's New match form on its rules page and start; returns the match URL."""
+    page.goto(f"{base}/games/{slug}/")
+    for option, value in (options or {}).items():
+        page.fill(f"#id_{slug}-{option}", str(value))
+    page.check(f"input[name='{slug}-opponent'][value='{opponent}']")
+    page.check(f"input[name='{slug}-first'][value='{first}']")
+    if level:
+        page.select_option(f"#id_{slug}-level", level)
+    if name:
+        page.fill(f"#id_{slug}-name", name)
+    if opponent_name:
+        page.fill(f"#id_{slug}-opponent_name", opponent_name)
+    page.get_by_role("button", name=re.compile(r"^Start a .* match$")).click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+/$"))
+    return page.url
+
+
+def join(page: Page, url: str, name: str = "") -> None:
+    page.goto(url)
+    if name:
+        page.fill("#join-name", name)
+    page.get_by_role("button", name="Join as the second player").click()
+    expect(page.locator(".flash")).to_contain_text("You joined")
+
+
+def move_button(page: Page, slug: str, move: str):
+    """The control a player presses for ``move`` on the board of ``slug``."""
+    if slug == "last-bit-standing":
+        label = f"Append {move}"
+    elif slug == "bitwise-battle":
+        label = f"Add {move}"
+    elif slug in ("bit-flip", "bit-flip-divisor"):
+        parts = move.split()
+        label = f"Flip bit {move}" if len(parts) == 1 else f"Flip bits {parts[0]} and {parts[1]}"
+    else:
+        label = f"Remove {move}"
+    return page.get_by_role("button", name=re.compile("^" + re.escape(label) + r"( \(hint.*\))?$"))
+
+
+def play(page: Page, slug: str, move: str) -> None:
+    ply = board_ply(page)
+    move_button(page, slug, move).click()
+    wait_for_ply(page, ply + 1)
+
+
+def board_ply(page: Page) -> int:
+    return int(page.locator("#board").get_attribute("data-ply"))
+
+
+def wait_for_ply(page: Page, ply: int, timeout: float = 5000) -> float:
+    """Wait until the page shows the board after ``ply`` moves; returns the seconds waited."""
+    start = time.monotonic()
+    expect(page.locator("#board")).to_have_attribute("data-ply", str(ply), timeout=timeout)
+    return time.monotonic() - start
+
+
+def status(page: Page):
+    return page.locator("#status")
+
+
+def mark_page(page: Page) -> None:
+    """Mark the document, to prove later that it was never reloaded."""
+    page.evaluate("window.__notReloaded = true")
+
+
+def was_not_reloaded(page: Page) -> bool:
+    return page.evaluate("window.__notReloaded === true")
+
+
+def wait_for_socket(page: Page, timeout: float = 10000) -> None:
+    """Wait until the page's websocket is open (site.js marks <html data-live>)."""
+    expect(page.locator("html")).to_have_attribute("data-live", "open", timeout=timeout)

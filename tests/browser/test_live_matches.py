@@ -1,0 +1,147 @@
+"""Whole matches between separate browsers, live: each sees the other's moves without reloading."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Match, Move
+from tests.browser.helpers import (
+    SCRIPTS,
+    board_ply,
+    create_match,
+    join,
+    mark_page,
+    move_button,
+    status,
+    wait_for_ply,
+    wait_for_socket,
+    was_not_reloaded,
+)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("slug", list(SCRIPTS))
+def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, artifacts):
+    moves, winner = SCRIPTS[slug]
+    ada, bob, eve = new_page(), new_page(viewport={"width": 360, "height": 780}), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    expect(ada.locator("#share-url")).to_have_value(url)
+    join(bob, url, name="Bob")
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        wait_for_socket(page)
+        mark_page(page)
+    expect(status(ada)).to_have_text("Your turn")
+    expect(status(bob)).to_have_text("Waiting for Player 1 (Ada)")
+    expect(ada.locator(".presence")).to_have_text("connected")
+
+    players = {1: ada, 2: bob}
+    latencies = []
+    for ply, move in enumerate(moves, start=1):
+        mover, other = players[1 + (ply - 1) % 2], players[1 + ply % 2]
+        expect(status(mover)).to_have_text("Your turn")
+        move_button(mover, slug, move).click()
+        wait_for_ply(mover, ply)
+        latencies.append(wait_for_ply(other, ply, timeout=5000))
+        wait_for_ply(eve, ply)
+        if ply == 1:
+            for name, page in (("p1", ada), ("p2", bob), ("spectator", eve)):
+                page.screenshot(path=str(artifacts / f"live-{slug}-{name}.png"), full_page=True)
+
+    for page in (ada, bob, eve):
+        assert was_not_reloaded(page)
+        expect(page.locator("#result")).to_be_visible()
+    winner_page, loser_page = players[winner], players[3 - winner]
+    expect(status(winner_page)).to_have_text("You win!")
+    expect(status(loser_page)).to_contain_text("You lose")
+    expect(status(eve)).to_contain_text(f"Player {winner}")
+    eve.screenshot(path=str(artifacts / f"live-{slug}-finished.png"), full_page=True)
+
+    match = Match.objects.get()
+    assert match.winner == winner
+    assert list(Move.objects.filter(match=match).values_list("text", flat=True)) == moves
+    (artifacts / f"live-{slug}-latency.json").write_text(json.dumps(latencies))
+    # The opponent's board follows within a second (median over the match; the
+    # 5 s wait above only keeps a loaded CI machine from failing on one slow push).
+    assert statistics.median(latencies) < 1.0, latencies
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
+
+
+def test_presence_follows_the_opponent_closing_the_page(live_server_url, new_page):
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    join(bob, url, name="Bob")
+    wait_for_socket(bob)
+    presence = ada.locator(".presence")
+    expect(presence).to_have_text("connected")
+    expect(bob.locator(".presence")).to_have_text("connected")
+    bob.close()
+    expect(presence).to_have_text("not connected")
+    bob = new_page()
+    bob.goto(url)
+    # A fresh context is a different browser: it watches, and Ada's opponent stays away.
+    wait_for_socket(bob)
+    expect(presence).to_have_text("not connected")
+
+
+def test_a_killed_server_loses_nothing_and_pages_reconnect(
+    live_server_url, daphne, new_page, artifacts
+):
+    slug = "last-digit-standing"
+    moves, winner = SCRIPTS[slug]
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, name="Bob")
+    players = {1: ada, 2: bob}
+    for page in (ada, bob):
+        wait_for_socket(page)
+        mark_page(page)
+
+    def play(ply, move):
+        mover, other = players[1 + (ply - 1) % 2], players[1 + ply % 2]
+        move_button(mover, slug, move).click()
+        wait_for_ply(mover, ply)
+        wait_for_ply(other, ply, timeout=15000)
+
+    for ply, move in enumerate(moves[:3], start=1):
+        play(ply, move)
+    daphne.kill()
+    for page in (ada, bob):
+        expect(page.locator("#conn")).to_be_visible()
+        expect(page.locator("#conn")).to_have_text("Reconnecting…")
+    ada.screenshot(path=str(artifacts / "reconnecting.png"), full_page=True)
+    daphne.start()
+    for page in (ada, bob):
+        wait_for_socket(page, timeout=20000)
+        expect(page.locator("#conn")).to_be_hidden()
+        assert board_ply(page) == 3
+        assert was_not_reloaded(page)
+    expect(status(bob)).to_have_text("Your turn")
+    for ply, move in enumerate(moves[3:], start=4):
+        play(ply, move)
+    match = Match.objects.get()
+    assert match.winner == winner
+    assert list(match.moves.values_list("text", flat=True)) == moves
+    expect(status(players[winner])).to_have_text("You win!")
+
+
+def test_a_server_that_closes_cleanly_is_reconnected_too(live_server_url, new_page):
+    """The ws extension does not retry a close with code 1000; site.js does."""
+    ada = new_page()
+    create_match(ada, live_server_url, "bit-flip", opponent="hotseat")
+    wait_for_socket(ada)
+    ada.evaluate(
+        "() => { const ws = htmx.find('[ws-connect]')['htmx-internal-data'].webSocket;"
+        " ws.socket.close(1000); }"
+    )
+    expect(ada.locator("html")).to_have_attribute("data-live", "reconnecting")
+    wait_for_socket(ada)
+    # The reconnected socket delivers pushes again.
+    move_button(ada, "bit-flip", "1").click()
+    wait_for_ply(ada, 1)

@@ -1,0 +1,135 @@
+"""Against the computer, on one device (by keyboard), resign and rematch, and without JavaScript."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Match
+from tests.browser.helpers import (
+    SCRIPTS,
+    create_match,
+    join,
+    move_button,
+    status,
+    wait_for_ply,
+    wait_for_socket,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def test_against_the_computer_with_hints(live_server_url, new_page, artifacts):
+    page = new_page()
+    create_match(
+        page, live_server_url, "bit-flip", opponent="computer", level="perfect", name="Ada"
+    )
+    expect(status(page)).to_have_text("Your turn")
+    page.get_by_role("button", name="Show hints").click()
+    hinted = page.get_by_role("button", name="Flip bits 4 and 5 (hint: winning)")
+    expect(hinted).to_be_visible()
+    expect(page.locator("#hint-line")).to_contain_text("Player 1 wins with perfect play")
+    page.screenshot(path=str(artifacts / "computer-hints.png"), full_page=True)
+    # Follow the hints to the end: the perfect computer cannot escape a won game.
+    while Match.objects.get().status != Match.Status.FINISHED:
+        expect(status(page)).to_have_text("Your turn")
+        ply = int(page.locator("#board").get_attribute("data-ply"))
+        page.locator("#position button.hint, #position .btn.hint").first.click()
+        wait_for_ply(page, ply + 1)
+        if Match.objects.get().status != Match.Status.FINISHED:
+            wait_for_ply(page, ply + 2)  # the computer's reply, without a reload
+    expect(status(page)).to_have_text("You win!")
+    match = Match.objects.get()
+    assert match.winner == 1
+    assert [m.seat for m in match.moves.all()][:2] == [1, 2]
+    page.screenshot(path=str(artifacts / "computer-won.png"), full_page=True)
+    assert page.console_errors == []
+
+
+def test_the_computer_moving_first(live_server_url, new_page):
+    page = new_page()
+    create_match(
+        page,
+        live_server_url,
+        "bit-flip-divisor",
+        opponent="computer",
+        first="opponent",
+        level="random",
+    )
+    expect(status(page)).to_have_text("Your turn")
+    assert page.locator("#board").get_attribute("data-ply") == "1"
+    expect(page.locator(".history li")).to_have_count(1)
+
+
+def test_same_device_by_keyboard_alone(live_server_url, new_page, artifacts):
+    slug = "bit-flip-divisor"
+    moves, winner = SCRIPTS[slug]
+    page = new_page(viewport={"width": 360, "height": 780})
+    create_match(page, live_server_url, slug, opponent="hotseat", name="Ada", opponent_name="Bob")
+    wait_for_socket(page)
+    for ply, move in enumerate(moves, start=1):
+        player = "Player 1 (Ada)" if ply % 2 else "Player 2 (Bob)"
+        expect(status(page)).to_have_text(f"{player}: your turn")
+        target = move_button(page, slug, move)
+        page.locator("body").focus()
+        for _ in range(80):  # Tab through the page to the bit, as a keyboard user would
+            page.keyboard.press("Tab")
+            if target.evaluate("el => el === document.activeElement"):
+                break
+        else:
+            pytest.fail(f"Tab never reached the button for {move}")
+        outline = target.evaluate("el => getComputedStyle(el).outlineStyle")
+        assert outline != "none"  # focus is visible
+        if ply == 1:
+            page.screenshot(path=str(artifacts / "hotseat-focus.png"))
+        page.keyboard.press("Enter")
+        wait_for_ply(page, ply)
+    expect(status(page)).to_have_text(f"Player {winner} (Ada) wins!")
+    assert page.locator("#status").get_attribute("aria-live") == "polite"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=str(artifacts / "hotseat-finished.png"), full_page=True)
+
+
+def test_resign_then_rematch_takes_both_players_there(live_server_url, new_page, artifacts):
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "last-bit-standing", name="Ada")
+    join(bob, url, name="Bob")
+    wait_for_socket(ada)
+    move_button(ada, "last-bit-standing", "0").click()
+    wait_for_ply(bob, 1)
+    ada.once("dialog", lambda dialog: dialog.accept())
+    bob.once("dialog", lambda dialog: dialog.accept())
+    bob.get_by_role("button", name="Resign").click()
+    expect(status(bob)).to_contain_text("You lose")
+    expect(status(ada)).to_have_text("You win!")
+    expect(ada.locator("#result")).to_have_text("Player 2 (Bob) resigned.")
+    ada.get_by_role("button", name="Rematch").click()
+    ada.wait_for_url(lambda u: u != url)
+    bob.wait_for_url(ada.url)  # taken there by the push
+    rematch = Match.objects.exclude(public_id=url.rstrip("/").split("/")[-1]).get()
+    assert rematch.first_seat == 2
+    wait_for_socket(bob)
+    expect(status(bob)).to_have_text("Your turn")  # Bob (seat 2) moves first now
+    expect(status(ada)).to_have_text("Waiting for Player 1 (Bob)")
+    bob.screenshot(path=str(artifacts / "rematch.png"), full_page=True)
+
+
+def test_a_whole_match_without_javascript(live_server_url, new_page, artifacts):
+    slug = "last-digit-standing"
+    moves, winner = SCRIPTS[slug]
+    page = new_page(java_script_enabled=False)
+    create_match(page, live_server_url, slug, opponent="hotseat")
+    assert page.locator("html").get_attribute("data-live") is None  # no script ran
+    move_button(page, slug, moves[0]).click()
+    # A typed illegal move is refused with a clear message, and changes nothing.
+    page.fill("#typed-move", "4")
+    page.get_by_role("button", name="Play").click()
+    expect(page.locator(".flash")).to_contain_text("4 is neither a divisor nor a multiple of 3")
+    assert page.locator("#board").get_attribute("data-ply") == "1"
+    for move in moves[1:]:
+        move_button(page, slug, move).click()
+    expect(status(page)).to_have_text(f"Player {winner} wins!")
+    match = Match.objects.get()
+    assert list(match.moves.values_list("text", flat=True)) == moves
+    assert match.winner == winner
+    page.screenshot(path=str(artifacts / "no-javascript.png"), full_page=True)
