@@ -68,4 +68,4 @@ $(DEV): requirements.txt requirements-dev.txt $(RUNTIME)
 	@$(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-db.sqlite3*
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-db*.sqlite3*

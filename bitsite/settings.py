@@ -111,8 +111,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             ),
         }
     )
-    # A file-backed test database, so that a live server in another process sees it.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A file-backed test database, so that a live server in another process sees it;
+    # one per test run, so that two runs at once don't share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-db-{os.getpid()}.sqlite3")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
