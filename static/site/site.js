@@ -18,6 +18,8 @@
     return found !== null && parseInt(found[1], 10) < version(document.getElementById("board"));
   }
 
+  window.bitsite = { isStale: isStale };
+
   var socket = null;
   var retries = 0;
 

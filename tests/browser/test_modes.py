@@ -133,3 +133,43 @@ def test_a_whole_match_without_javascript(live_server_url, new_page, artifacts):
     assert list(match.moves.values_list("text", flat=True)) == moves
     assert match.winner == winner
     page.screenshot(path=str(artifacts / "no-javascript.png"), full_page=True)
+
+
+def test_refusals_and_stale_boards_in_the_browser(live_server_url, new_page):
+    page = new_page()
+    url = create_match(page, live_server_url, "bit-flip", opponent="hotseat")
+    wait_for_socket(page)
+    notice = page.locator("#notice")
+    page.fill("#typed-move", "1 3")
+    page.get_by_role("button", name="Play").click()
+    expect(notice).to_contain_text("Bits 1 and 3 are not adjacent")
+    assert page.locator("#board").get_attribute("data-ply") == "0"
+    move_button(page, "bit-flip", "1").click()
+    wait_for_ply(page, 1)
+    expect(notice).to_be_empty()
+    # A stale submission (a double click, an old tab): refused, nothing changes.
+    page.evaluate(
+        "(url) => htmx.ajax('POST', url + 'move', {source: '#board', target: '#board',"
+        " swap: 'outerHTML', values: {move: '2', ply: '0'}})",
+        url,
+    )
+    expect(notice).to_contain_text("That board was out of date")
+    assert page.locator("#board").get_attribute("data-ply") == "1"
+    assert list(Match.objects.get().moves.values_list("text", flat=True)) == ["1"]
+    # A push older than the board on the page is dropped; a newer one is shown.
+    push = (
+        "(html) => { const ws = htmx.find('[ws-connect]')['htmx-internal-data'].webSocket;"
+        " ws.socket.dispatchEvent(new MessageEvent('message', {data: html})); }"
+    )
+    old = '<section id="board" data-version="0" data-ply="0">STALE BOARD</section>'
+    page.evaluate(push, old)
+    page.wait_for_timeout(300)
+    expect(page.locator("#board")).not_to_contain_text("STALE BOARD")
+    new = '<section id="board" data-version="99" data-ply="9">NEWER BOARD</section>'
+    page.evaluate(push, new)
+    expect(page.locator("#board")).to_contain_text("NEWER BOARD")
+    # Chromium logs every 4xx response; the refusals above are the only errors.
+    assert page.console_errors == [
+        "Failed to load resource: the server responded with a status of 422 (Unknown Status)",
+        "Failed to load resource: the server responded with a status of 409 (Conflict)",
+    ]
