@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import secrets as secrets_module
+import unicodedata
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -48,6 +49,12 @@ class Actor:
 
     seats: frozenset[int]
     computer: bool = False
+
+
+def clean_name(text: str) -> str:
+    """A display name as typed: printable characters only, at most 40."""
+    text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C")
+    return " ".join(text.split())[:40]
 
 
 def _locked(public_id: str) -> Match:
@@ -98,13 +105,13 @@ def create_match(
         mode=mode,
         first_seat=first_seat,
         seat1_secret=seat_hash,
-        seat1_name=name.strip()[:40],
+        seat1_name=clean_name(name),
         computer_level=level if mode == Match.Mode.COMPUTER else "",
         computer_seed=secrets_module.randbits(48),
     )
     if mode == Match.Mode.HOTSEAT:
         match.seat2_secret = seat_hash
-        match.seat2_name = opponent_name.strip()[:40]
+        match.seat2_name = clean_name(opponent_name)
     if mode != Match.Mode.FRIEND:
         match.status = Match.Status.PLAYING
         match.started_at = now
@@ -123,7 +130,7 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
             raise Refused("Both seats are taken: you are watching as a spectator.")
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
             seat2_secret=seat_hash,
-            seat2_name=name.strip()[:40],
+            seat2_name=clean_name(name),
             status=Match.Status.PLAYING,
             started_at=timezone.now(),
             version=F("version") + 1,

@@ -138,7 +138,7 @@ def join(request, public_id):
         play.join(
             public_id,
             token=session_token(request.session),
-            name=request.POST.get("name", "")[:40],
+            name=request.POST.get("name", ""),
         )
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=refusal.status)

@@ -355,3 +355,17 @@ def test_junk_new_match_data_never_500s(data):
     for slug in SLUGS:
         response = Client().post(f"/games/{slug}/new", data)
         assert response.status_code in (303, 400)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(name=st.text(max_size=80))
+def test_junk_names_never_500_and_are_stored_clean(name):
+    match, _, _ = make_match("bit-flip", joined=False)
+    response = Client().post(f"/m/{match.public_id}/join", {"name": name})
+    assert response.status_code == 303
+    match.refresh_from_db()
+    assert len(match.seat2_name) <= 40
+    assert "\x00" not in match.seat2_name
+    assert match.seat2_name == match.seat2_name.strip()
