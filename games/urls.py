@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .review_views import export_json, replay
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +14,6 @@ urlpatterns = [
     path("m/<str:public_id>/resign", views.resign, name="resign"),
     path("m/<str:public_id>/rematch", views.rematch, name="rematch"),
     path("m/<str:public_id>/hints", views.toggle_hints, name="hints"),
+    path("m/<str:public_id>/replay/", replay, name="replay"),
+    path("m/<str:public_id>/export.json", export_json, name="export_match"),
 ]

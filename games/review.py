@@ -1,0 +1,291 @@
+"""Reviewing past matches: replay the move log, judge every move, export.
+
+Used by the replay page, the admin and ``manage.py export_matches``. The move log
+is replayed through the rules from ``game.start(**match.options)``; every value
+and verdict comes from ``game.analyse`` and ``game.verdict_of``, none is worked
+out here.
+
+A Last Bit Standing match can run to 100,000 moves. Replaying them is cheap (a
+few microseconds a move), so the log is replayed on each request, but only the
+plies asked for are analysed and kept: ``replay_frames(match, plies=...)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import pairwise
+
+from django.db.models import Prefetch, Q
+
+from games.models import Match, Move
+from games.rules import Analysis, IllegalMove, MoveVerdict, Position
+
+# The summary judges at most this many moves: all of a shorter match, the last
+# ones of a longer match (where it was decided). The replay page says so.
+SUMMARY_LIMIT = 5_000
+# The move list shows this many plies either side of the one shown.
+WINDOW = 8
+FORMAT = "bitsite-match/1"
+
+
+class ReplayError(ValueError):
+    """The stored move log does not replay through the rules."""
+
+
+@dataclass(frozen=True)
+class LoggedMove:
+    """A move of the log (the Move row's values, without the row)."""
+
+    ply: int
+    player: int
+    seat: int
+    text: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The match after ``ply`` moves (ply 0: the start)."""
+
+    ply: int
+    position: Position
+    move: LoggedMove | None  # the move that led here; None at ply 0
+    verdict: MoveVerdict | None  # that move, judged in the position before it
+    analysis: Analysis  # this position's perfect-play value and best moves
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A move after which the perfect-play winner changed."""
+
+    ply: int
+    player: int
+    move: str
+    before: int | None  # who won with perfect play before the move (None: nobody could force it)
+    after: int | None
+
+
+@dataclass(frozen=True)
+class Summary:
+    first_ply: int  # the first move judged (1 unless the match is longer than SUMMARY_LIMIT)
+    last_ply: int  # the last move judged (the match's last)
+    start_winner: int | None  # who wins with perfect play before the first judged move
+    start_plies: int | None
+    flips: tuple[Flip, ...]
+    blunders: dict[int, int] = field(default_factory=dict)  # player -> blunders made
+    blunder_plies: tuple[int, ...] = ()
+
+    @property
+    def capped(self) -> bool:
+        return self.first_ply > 1
+
+
+def _runs(plies: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted plies as runs of consecutive numbers: [1, 2, 3, 7, 8] -> [(1, 3), (7, 8)]."""
+    runs: list[tuple[int, int]] = []
+    for ply in sorted(set(plies)):
+        if runs and runs[-1][1] == ply - 1:
+            runs[-1] = (runs[-1][0], ply)
+        else:
+            runs.append((ply, ply))
+    return runs
+
+
+def logged_moves(match: Match, plies: Iterable[int] | None = None) -> list[LoggedMove]:
+    """The log's moves, all or those of ``plies`` (one query, a range per run of plies)."""
+    moves = match.moves.order_by("ply")
+    if plies is not None:
+        runs = _runs(plies)
+        if not runs:
+            return []
+        wanted = Q()
+        for first, last in runs:
+            wanted |= Q(ply__range=(first, last))
+        moves = moves.filter(wanted)
+    return [
+        LoggedMove(ply, player, seat, text, created_at)
+        for ply, player, seat, text, created_at in moves.values_list(
+            "ply", "player", "seat", "text", "created_at"
+        )
+    ]
+
+
+def replay_frames(match: Match, plies: Iterable[int] | None = None) -> list[Frame]:
+    """The frames of the match, in order: every ply, or only those in ``plies``.
+
+    The whole log up to the last ply asked for is replayed; only the frames asked
+    for are analysed and kept, so a window of a 100,000-move match stays cheap.
+    """
+    game = match.rules
+    wanted = None if plies is None else {p for p in plies if 0 <= p <= match.ply}
+    last = match.ply if wanted is None else max(wanted, default=-1)
+    if last < 0:
+        return []
+    texts = list(match.moves.filter(ply__lte=last).order_by("ply").values_list("text", flat=True))
+    rows = {move.ply: move for move in logged_moves(match, None if wanted is None else wanted)}
+    position = game.start(**match.options)
+    frames = []
+    if wanted is None or 0 in wanted:
+        frames.append(Frame(0, position, None, None, game.analyse(position)))
+    for ply, text in enumerate(texts, start=1):
+        before = position
+        try:
+            position = game.play(before, text)
+        except IllegalMove as error:
+            raise ReplayError(f"Move {ply} ({text!r}) does not replay: {error}") from None
+        if wanted is None or ply in wanted:
+            frames.append(
+                Frame(
+                    ply,
+                    position,
+                    rows.get(ply),
+                    game.verdict_of(before, text),
+                    game.analyse(position),
+                )
+            )
+    return frames
+
+
+def summarize(match: Match, frames: list[Frame]) -> Summary:
+    """Where the perfect-play winner flipped, and each player's blunders.
+
+    ``frames`` are consecutive, from the ply before the first judged move to the
+    last ply (``summary_plies`` says which).
+    """
+    flips = []
+    blunders = {1: 0, 2: 0}
+    blunder_plies = []
+    for before, after in pairwise(frames):
+        player = before.position.to_move
+        if after.verdict.blunder:
+            blunders[player] += 1
+            blunder_plies.append(after.ply)
+        if before.analysis.winner != after.analysis.winner:
+            flips.append(
+                Flip(
+                    after.ply,
+                    player,
+                    after.move.text,
+                    before.analysis.winner,
+                    after.analysis.winner,
+                )
+            )
+    start = frames[0] if frames else None
+    return Summary(
+        first_ply=start.ply + 1 if start else 1,
+        last_ply=frames[-1].ply if frames else 0,
+        start_winner=start.analysis.winner if start else None,
+        start_plies=start.analysis.plies if start else None,
+        flips=tuple(flips),
+        blunders=blunders,
+        blunder_plies=tuple(blunder_plies),
+    )
+
+
+def summary_plies(match: Match) -> range:
+    """The plies the summary needs: the position before the first judged move, to the end."""
+    return range(max(0, match.ply - SUMMARY_LIMIT), match.ply + 1)
+
+
+def position_text(game, pos: Position) -> str:
+    """A position the way its book's samples print it, on one line (for the admin's log)."""
+    slug = game.slug
+    if slug == "last-bit-standing":
+        return f"{pos.binary} (decimal {pos.decimal})"
+    if slug == "last-digit-standing":
+        return "remaining: " + (" ".join(map(str, pos.remaining)) or "none")
+    if slug == "bit-flip-divisor":
+        return f"{pos.bits} (decimal {pos.value})"
+    if slug == "bitwise-battle":
+        return f"{pos.bits} (decimal {pos.value})" if pos.bits else "(empty)"
+    return pos.bits
+
+
+@dataclass(frozen=True)
+class Review:
+    """What the replay page shows at one ply."""
+
+    frame: Frame  # the ply shown
+    window: list[Frame]  # the moves listed around it
+    summary: Summary
+    last_ply: int
+
+
+def review(match: Match, ply: int, window: int = WINDOW) -> Review:
+    """The replay at ``ply`` (clamped to the match): one replay of the log, analysed only
+    for the listed window and the summary."""
+    ply = min(max(ply, 0), match.ply)
+    shown = range(max(0, ply - window), min(match.ply, ply + window) + 1)
+    judged = summary_plies(match)
+    frames = {frame.ply: frame for frame in replay_frames(match, set(shown) | set(judged))}
+    return Review(
+        frame=frames[ply],
+        window=[frames[p] for p in shown],
+        summary=summarize(match, [frames[p] for p in judged]),
+        last_ply=match.ply,
+    )
+
+
+# ---- export ------------------------------------------------------------------------
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def serialize_match(match: Match) -> dict:
+    """The one JSON form of a match: for the admin action, the page link and the command.
+
+    No secrets. ``players`` are by the rules' player number (1 moves first).
+    Uses ``match.moves.all()``, so a prefetch covers a list of matches.
+    """
+    players = []
+    for player in (1, 2):
+        seat = match.seat_of_player(player)
+        players.append(
+            {
+                "player": player,
+                "seat": seat,
+                "name": match.seat_name(seat),
+                "label": match.player_name(player),
+                "computer": seat == match.computer_seat,
+            }
+        )
+    moves = sorted(match.moves.all(), key=lambda move: move.ply)
+    return {
+        "format": FORMAT,
+        "public_id": match.public_id,
+        "game": match.game,
+        "game_title": match.rules.title,
+        "options": match.options,
+        "mode": match.mode,
+        "computer_level": match.computer_level or None,
+        "first_seat": match.first_seat,
+        "players": players,
+        "moves": [
+            {
+                "ply": move.ply,
+                "player": move.player,
+                "text": move.text,
+                "time": _iso(move.created_at),
+            }
+            for move in moves
+        ],
+        "result": {
+            "status": match.status,
+            "winner": match.winner,
+            "winner_name": match.player_name(match.winner) if match.winner else None,
+            "reason": match.reason,
+            "plies": match.ply,
+        },
+        "created": _iso(match.created_at),
+        "started": _iso(match.started_at),
+        "finished": _iso(match.finished_at),
+    }
+
+
+def export_queryset(queryset):
+    """Matches ready for ``serialize_match``: their moves in one query per batch, not per match."""
+    return queryset.prefetch_related(Prefetch("moves", queryset=Move.objects.order_by("ply")))

@@ -1,0 +1,117 @@
+"""The replay in a browser: the keyboard, the slider, the move list, and without JavaScript."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from games.review import WINDOW
+from tests.replays import BLUNDER_GAME, long_last_bit_match, played
+
+pytestmark = pytest.mark.browser
+
+
+def shown(page, ply: int) -> None:
+    """The replay shows ``ply``: the board, the slider and the highlighted move agree."""
+    expect(page.locator("#replay")).to_have_attribute("data-ply", str(ply))
+    expect(page.locator("#replay-ply")).to_have_text(f"{ply:,}")
+    expect(page.locator("#replay-slider")).to_have_value(str(ply))
+    current = page.locator("#replay-moves li.current")
+    expect(current).to_have_count(1)
+    expect(current).to_have_attribute("value", str(ply))
+
+
+def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, artifacts):
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    url = f"{live_server_url}/m/{match.public_id}/replay/"
+    page = new_page()
+    page.goto(url)
+    shown(page, 0)
+    expect(page.locator("#replay-status")).to_contain_text("The start. Player 1 (Ada) moves first.")
+    expect(page.locator("#flips")).to_contain_text("Move 3: Player 1 (Ada) played 2")
+
+    page.keyboard.press("ArrowRight")
+    shown(page, 1)
+    expect(page.locator("#binary")).to_have_text("00100")
+    expect(page.locator("#replay-verdict")).to_have_text("keeps the win")
+    page.keyboard.press("ArrowRight")
+    shown(page, 2)
+    expect(page.locator("#best-moves")).to_contain_text("Best moves: 4, 5")
+    page.keyboard.press("ArrowRight")
+    shown(page, 3)
+    expect(page.locator("#binary")).to_have_text("11100")
+    expect(page.locator("#replay-verdict")).to_have_text("throws away the win: a blunder")
+    expect(page.locator("#replay-moves li.current")).to_contain_text("Player 1 (Ada): 2")
+    expect(page.locator("#value-text")).to_have_text(
+        "Player 2 (Bob) wins with perfect play, in 1 move."
+    )
+    assert page.url.endswith("?ply=3")  # the URL follows, so a reload keeps the place
+    page.screenshot(path=str(artifacts / "replay-blunder-1100.png"), full_page=True)
+
+    page.keyboard.press("ArrowLeft")
+    shown(page, 2)
+    page.keyboard.press("End")
+    shown(page, 4)
+    expect(page.locator("#binary")).to_have_text("11111")
+    expect(page.locator("#replay-next")).to_have_attribute("aria-disabled", "true")
+    page.keyboard.press("ArrowRight")  # nothing after the last move
+    page.keyboard.press("Home")
+    shown(page, 0)
+    expect(page.locator("#binary")).to_have_text("00000")
+
+    # The slider and the move list jump too.
+    page.locator("#replay-slider").fill("3")
+    shown(page, 3)
+    page.locator("#replay-moves a", has_text="Player 2 (Bob): 4 5").click()
+    shown(page, 4)
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"\?ply=3$"))
+    assert page.console_errors == []
+
+    small = new_page(viewport={"width": 360, "height": 800})
+    small.goto(url + "?ply=3")
+    shown(small, 3)
+    small.keyboard.press("ArrowRight")
+    shown(small, 4)
+    small.keyboard.press("ArrowLeft")
+    shown(small, 3)
+    width = small.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360  # nothing sticks out sideways
+    small.screenshot(path=str(artifacts / "replay-blunder-360.png"), full_page=True)
+    assert small.console_errors == []
+
+
+def test_the_replay_steps_without_javascript(live_server_url, new_page):
+    match = played("last-digit-standing", ["6", "3", "1", "9"])
+    page = new_page(java_script_enabled=False)
+    page.goto(f"{live_server_url}/m/{match.public_id}/")
+    page.locator("#replay-link").click()
+    expect(page.locator("#replay")).to_have_attribute("data-ply", "0")
+    page.locator("#replay-next").click()
+    expect(page.locator("#replay")).to_have_attribute("data-ply", "1")
+    expect(page.locator("#replay-moves li.current")).to_contain_text("Player 1 (Ada): 6")
+    page.locator("#replay-last").click()
+    expect(page.locator("#replay")).to_have_attribute("data-ply", "4")
+    expect(page.locator("#remaining")).to_have_text("2 4 5 7 8")
+    page.locator("#replay-slider").fill("2")
+    page.get_by_role("button", name="Go").click()
+    expect(page.locator("#replay")).to_have_attribute("data-ply", "2")
+
+
+def test_a_long_match_replays_a_window_at_a_time(live_server_url, new_page, artifacts):
+    match = long_last_bit_match(20_000)
+    page = new_page()
+    page.goto(f"{live_server_url}/m/{match.public_id}/replay/?ply=10000")
+    shown(page, 10_000)
+    expect(page.locator("#replay-moves li")).to_have_count(2 * WINDOW + 1)
+    expect(page.locator("#summary-cap")).to_contain_text("judges only the last 5,000")
+    page.keyboard.press("ArrowRight")
+    shown(page, 10_001)
+    page.keyboard.press("End")
+    shown(page, 20_001)
+    expect(page.locator("#replay-verdict")).to_have_text("loses at once: a blunder")
+    expect(page.locator("#decimal")).to_contain_text("digits)")
+    page.screenshot(path=str(artifacts / "replay-long-1100.png"), full_page=True)
+    assert page.console_errors == []

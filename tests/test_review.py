@@ -1,0 +1,233 @@
+"""Replays: frames, verdicts, the summary, and the replay page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from games import review
+from games.models import Match
+from games.rules import GAMES, Verdict, get_game
+from tests.replays import (
+    BLUNDER_GAME,
+    logged_in,
+    long_last_bit_match,
+    played,
+    seeded_moves,
+    staff_user,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_known_blunder_throws_the_win_and_the_summary_counts_it():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    assert (match.status, match.winner) == (Match.Status.FINISHED, 2)
+
+    frames = review.replay_frames(match)
+    assert [f.ply for f in frames] == [0, 1, 2, 3, 4]
+    assert [f.position.bits for f in frames] == ["00000", "00100", "10100", "11100", "11111"]
+    assert [f.verdict.verdict for f in frames[1:]] == [
+        Verdict.KEEPS_WIN,
+        Verdict.NO_WIN,
+        Verdict.THROWS_WIN,
+        Verdict.KEEPS_WIN,
+    ]
+    assert [f.verdict.blunder for f in frames[1:]] == [False, False, True, False]
+    assert [f.analysis.winner for f in frames] == [1, 1, 1, 2, 2]
+    assert set(frames[2].analysis.best_moves) == {"4", "5"}
+
+    summary = review.summarize(match, frames)
+    assert summary.blunders == {1: 1, 2: 0}
+    assert summary.blunder_plies == (3,)
+    assert [(f.ply, f.player, f.move, f.before, f.after) for f in summary.flips] == [
+        (3, 1, "2", 1, 2)
+    ]
+    assert not summary.capped
+
+
+def test_the_replay_page_shows_the_blunder_and_the_summary():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    html = Client().get(f"/m/{match.public_id}/replay/?ply=3").content.decode()
+    status = re.search(r'id="replay-status".*?</p>', html, re.S).group(0)
+    assert "Player 1 (Ada) played" in status
+    assert "throws away the win: a blunder" in status
+    assert "Player 2 (Bob) wins with perfect play, in 1 move." in html
+    assert 'Best move: <code class="move">4 5</code>' in html
+    # The board is the live board's own partial, at ply 3.
+    assert '<p class="number" id="binary">11100</p>' in html
+    # The summary: where it flipped and the blunders per player.
+    flips = re.search(r'<ol class="flips".*?</ol>', html, re.S).group(0)
+    assert "Move 3</a>: Player 1 (Ada) played 2" in flips
+    assert "from Player 1 (Ada) to Player 2 (Bob)" in flips
+    blunders = re.search(r'id="blunders".*?</dl>', html, re.S).group(0)
+    assert re.findall(r"<d[td]>(.*?)</d[td]>", blunders) == [
+        "Player 1 (Ada)",
+        "1",
+        "Player 2 (Bob)",
+        "0",
+    ]
+    # The current ply is the highlighted move.
+    current = re.findall(r'<li value="(\d+)" data-ply="\d+" class="current"', html)
+    assert current == ["3"]
+
+
+# ---- every game, seeded ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_replay_verdicts_match_the_analysis_on_seeded_games(slug, seed):
+    moves = seeded_moves(slug, seed)
+    match = played(slug, moves)
+    game = get_game(slug)
+    frames = review.replay_frames(match)
+    assert len(frames) == len(moves) + 1
+    pos = game.start(**match.options)
+    for frame, move in zip(frames[1:], moves, strict=True):
+        assert frame.move.text == move
+        assert frame.move.player == pos.to_move
+        assert frame.verdict == game.analyse(pos).verdict(move)
+        pos = game.play(pos, move)
+        assert frame.position == pos
+        assert frame.analysis == game.analyse(pos)
+    # The replayed end is the stored position and result.
+    assert game.to_json(frames[-1].position) == match.position
+    assert frames[-1].position.result.winner == match.winner
+    summary = review.summarize(match, frames)
+    assert sum(summary.blunders.values()) == sum(f.verdict.blunder for f in frames[1:])
+
+
+def test_only_the_plies_asked_for_are_kept():
+    match = played("last-digit-standing", seeded_moves("last-digit-standing", 3))
+    frames = review.replay_frames(match, [2, 0, 99])
+    assert [f.ply for f in frames] == [0, 2]
+    assert frames[1].move.ply == 2
+
+
+def test_last_bit_standing_losing_bit_loses_at_once_and_is_a_blunder():
+    match = played("last-bit-standing", ["0", "0", "1"])  # 10, 100 = 4, 1001 = 9: a multiple of 3
+    frames = review.replay_frames(match)
+    assert [f.verdict.verdict for f in frames[1:]] == [
+        Verdict.SAFE,
+        Verdict.SAFE,
+        Verdict.LOSES_AT_ONCE,
+    ]
+    summary = review.summarize(match, frames)
+    assert summary.blunders == {1: 1, 2: 0}
+    assert [(f.ply, f.before, f.after) for f in summary.flips] == [(3, None, 2)]
+
+
+def test_a_divisor_forfeit_replays_and_loses_at_once():
+    match = played("bit-flip-divisor", ["8", "8"])  # bit 8 is already 1: an invalid move loses
+    assert match.winner == 1
+    frames = review.replay_frames(match)
+    assert frames[2].verdict.verdict is Verdict.LOSES_AT_ONCE
+    html = Client().get(f"/m/{match.public_id}/replay/?ply=2").content.decode()
+    assert "loses at once" in html
+
+
+def test_a_resigned_match_replays_to_its_last_move_and_says_who_resigned():
+    match = played("bit-flip", ["1"], resign=True)  # Player 2 (Bob) resigns
+    html = Client().get(f"/m/{match.public_id}/replay/?ply=1").content.decode()
+    assert "Player 2 (Bob) resigned." in html
+    assert 'id="replay-next" aria-disabled="true"' in html
+
+
+# ---- the page --------------------------------------------------------------------------
+
+
+def test_stepping_links_work_without_javascript_and_the_ply_is_clamped():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    url = f"/m/{match.public_id}/replay/"
+    first = Client().get(url).content.decode()
+    assert 'data-ply="0"' in first
+    assert f'id="replay-next" href="{url}?ply=1"' in first
+    assert f'id="replay-last" href="{url}?ply=4"' in first
+    assert 'id="replay-previous" aria-disabled="true"' in first
+    assert "The start. Player 1 (Ada) moves first." in first
+    last = Client().get(url + "?ply=999").content.decode()
+    assert 'data-ply="4"' in last
+    assert f'id="replay-previous" href="{url}?ply=3"' in last
+    assert 'data-ply="0"' in Client().get(url + "?ply=abc").content.decode()
+
+
+def test_htmx_gets_only_the_replay_partial():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    response = Client().get(f"/m/{match.public_id}/replay/?ply=2", headers={"HX-Request": "true"})
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="replay"')
+    assert 'data-ply="2"' in html
+    assert "<html" not in html
+    assert "HX-Request" in response["Vary"]
+
+
+def test_every_game_draws_its_board_with_the_live_partial():
+    for game in GAMES:
+        match = played(game.slug, seeded_moves(game.slug, 5))
+        html = Client().get(f"/m/{match.public_id}/replay/?ply=1").content.decode()
+        assert 'id="position"' in html
+        marker = 'class="digits"' if game.slug == "last-digit-standing" else 'id="binary"'
+        assert marker in html, game.slug
+
+
+def test_the_finished_live_board_links_to_the_replay():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    html = Client().get(f"/m/{match.public_id}/").content.decode()
+    assert f'href="/m/{match.public_id}/replay/" id="replay-link"' in html
+    playing = played("bit-flip", ["3"], options={"width": 5})
+    assert "replay-link" not in Client().get(f"/m/{playing.public_id}/").content.decode()
+
+
+def test_an_unfinished_match_has_no_public_replay_but_staff_may_open_it():
+    match = played("bit-flip", ["3"], options={"width": 5})
+    url = f"/m/{match.public_id}/replay/"
+    response = Client().get(url)
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert "opens once the game is over" in html
+    assert "00100" not in html and "Ada" not in html and "wins with perfect play" not in html
+    # Staff without the permission to view matches are treated like anyone else.
+    assert logged_in(staff_user("nobody", perms=())).get(url).status_code == 404
+    staff = logged_in(staff_user())
+    html = staff.get(url + "?ply=1").content.decode()
+    assert "00100" in html
+    assert "not over yet" in html
+
+
+def test_a_missing_match_is_404():
+    assert Client().get("/m/nope/replay/").status_code == 404
+
+
+# ---- long matches --------------------------------------------------------------------
+
+
+def test_a_100000_move_match_replays_one_ply_at_a_time():
+    match = long_last_bit_match(100_000)
+    assert match.ply == 100_001 and match.status == Match.Status.FINISHED
+    url = f"/m/{match.public_id}/replay/"
+    html = Client().get(url + "?ply=50000").content.decode()
+    assert "Ply <output" in html and ">50,000</output> of 100,001" in html
+    listed = re.findall(r'<li value="(\d+)"', html)
+    assert listed == [str(p) for p in range(50_000 - review.WINDOW, 50_000 + review.WINDOW + 1)]
+    assert html.count('class="current"') == 1
+    assert html.count('class="bit') == 0 and html.count('id="binary"') == 1  # one board
+    # The summary is capped, says so, and still finds the losing bit at the end.
+    assert "the summary judges only the last 5,000 (moves 95,002 to 100,001)" in html
+    assert "Move 100,001</a>" in html
+    blunders = re.search(r'id="blunders".*?</dl>', html, re.S).group(0)
+    assert re.findall(r"<dd>(\d+)</dd>", blunders) == ["1", "0"]
+    end = Client().get(url + "?ply=100001").content.decode()
+    assert "loses at once: a blunder" in end
+    assert "which is divisible by 3" in end
+
+
+def test_a_cancelled_match_replays_its_empty_log():
+    match = played("bit-flip", joined=False, resign=True)  # cancelled before anyone joined
+    assert (match.status, match.winner, match.ply) == (Match.Status.FINISHED, None, 0)
+    html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
+    assert "No winner. Cancelled before an opponent joined." in html
+    assert 'id="replay-next" aria-disabled="true"' in html
+    assert re.findall(r'<li value="(\d+)"', html) == ["0"]
