@@ -79,7 +79,7 @@ class MoveInline(admin.TabularInline):
     fields = readonly_fields = (
         "ply",
         "player_name",
-        "text",
+        "move_text",
         "position_after",
         "created_at",
         "verdict",
@@ -103,6 +103,10 @@ class MoveInline(admin.TabularInline):
     @admin.display(description="player")
     def player_name(self, move: Move) -> str:
         return move.match.player_name(move.player)
+
+    @admin.display(description="move")
+    def move_text(self, move: Move) -> str:
+        return move.text
 
     @admin.display(description="position after the move")
     def position_after(self, move: Move) -> str:

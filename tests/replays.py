@@ -83,8 +83,10 @@ def long_last_bit_match(safe_plies: int, *, lose: bool = True) -> Match:
     return match
 
 
-def staff_user(username="staff", perms=REVIEWER_PERMS, **kwargs) -> User:
-    user = User.objects.create_user(username, password="not-a-real-password", is_staff=True)
+def staff_user(
+    username="staff", perms=REVIEWER_PERMS, password="not-a-real-password", **kwargs
+) -> User:
+    user = User.objects.create_user(username, password=password, is_staff=True)
     for name, value in kwargs.items():
         setattr(user, name, value)
     user.save()

@@ -97,7 +97,7 @@ def test_the_change_page_shows_the_move_log_with_positions_and_verdicts(slug):
             for name, value in re.findall(r'<td class="field-(\w+)">(.*?)</td>', row, re.S)
         }
         assert cells["ply"] == str(move.ply)
-        assert cells["text"] == move.text
+        assert cells["move_text"] == move.text
         assert cells["player_name"] == match.player_name(move.player)
         assert cells["position_after"] not in ("", "—")
         assert cells["verdict"].split(" (")[0] in {v.label for v in Verdict}

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games.review import WINDOW
-from tests.replays import BLUNDER_GAME, long_last_bit_match, played
+from tests.replays import BLUNDER_GAME, long_last_bit_match, played, staff_user
 
 pytestmark = pytest.mark.browser
 
@@ -114,4 +114,32 @@ def test_a_long_match_replays_a_window_at_a_time(live_server_url, new_page, arti
     expect(page.locator("#replay-verdict")).to_have_text("loses at once: a blunder")
     expect(page.locator("#decimal")).to_contain_text("digits)")
     page.screenshot(path=str(artifacts / "replay-long-1100.png"), full_page=True)
+    assert page.console_errors == []
+
+
+def test_staff_find_a_match_in_the_admin_and_open_its_replay(live_server_url, new_page, artifacts):
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5}, name="Grace")
+    played("last-digit-standing", ["6", "3", "1", "9"])
+    staff_user(password="a-long-staff-password-42")
+    page = new_page()
+    page.on("console", lambda m: print("CONSOLE", m.type, m.text, m.location))
+    page.goto(f"{live_server_url}/admin/games/match/")
+    expect(page).to_have_url(re.compile(r"/admin/login/\?next="))  # the only way in
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "a-long-staff-password-42")
+    page.get_by_role("button", name="Log in").click()
+    page.fill("#searchbar", "Grace")
+    page.keyboard.press("Enter")
+    rows = page.locator("#result_list tbody tr")
+    expect(rows).to_have_count(1)
+    rows.first.get_by_role("link", name=match.public_id).click()
+    log = page.locator("#moves-group tbody tr.has_original")
+    expect(log).to_have_count(4)
+    expect(log.nth(2).locator(".field-verdict")).to_have_text("throws away the win (a blunder)")
+    expect(log.nth(2).locator(".field-position_after")).to_have_text("11100")
+    page.screenshot(path=str(artifacts / "admin-match.png"), full_page=True)
+    page.get_by_role("link", name="Replay with every move's verdict").click()
+    shown(page, 0)
+    page.keyboard.press("End")
+    shown(page, 4)
     assert page.console_errors == []
