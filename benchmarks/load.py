@@ -1,0 +1,581 @@
+"""The load generator: players, spectators and the bare baseline, over real sockets.
+
+Everything here is client side (asyncio + aiohttp) and talks to daphne over
+127.0.0.1 only. It imports the pure rules module to choose real legal moves, and
+nothing of Django.
+
+A *pair* is what one move needs: something that sends it and two websockets that
+receive the push. Two kinds share the timing code:
+
+* ``MatchPair``: a real friend match. Both players load the match page (which sets
+  the CSRF cookie, as a browser's first visit does), open the match websocket
+  with their session cookie, and move by POSTing to ``/m/<id>/move`` with the
+  ``move`` and ``ply`` fields, ``HX-Request`` and the CSRF header. A move is timed
+  from sending its POST to the opponent's websocket receiving the board whose
+  ``data-ply`` shows that move.
+* ``BarePair``: the bare baseline. Two sockets on ``/ws/bench/group/<key>/``; a
+  "move" POSTs ``seq`` to ``/bench/insert/<key>`` (one INSERT, one group send) and
+  is timed to the other socket receiving ``seq``.
+
+Open loop: every pair has a fixed schedule of send times (one move each
+``interval`` seconds, pairs evenly staggered), independent of the answers. A
+pair's next move needs its previous one done (a real player cannot move before
+seeing the board), so a move whose predecessor is still in flight at its
+scheduled time goes out late and is counted as late. The figures time each move
+from sending its POST; ``from_schedule`` keeps the same figures timed from the
+scheduled send, so a server that falls behind cannot hide its backlog (no
+coordinated omission): the two agree when nothing is late. Closed loop (the
+throughput runs): every pair sends its next move as soon as the previous one's
+push has arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from games.rules import get_game
+
+PLY_RE = re.compile(r'data-ply="(\d+)"')
+CSRF_HEADER_RE = re.compile(r'"X-CSRFToken":\s*"([^"]+)"')
+PUSH_TIMEOUT = 30.0
+HTTP_TIMEOUT = 60.0
+
+
+def now() -> float:
+    return time.perf_counter()
+
+
+@dataclass(frozen=True)
+class Target:
+    """One daphne process."""
+
+    port: int
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def origin(self) -> str:
+        return self.http
+
+
+def percentile(ordered: list[float], p: float) -> float:
+    """Linear interpolation between closest ranks; ``ordered`` is sorted."""
+    if not ordered:
+        return math.nan
+    k = (len(ordered) - 1) * p / 100
+    lo = math.floor(k)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def summarize(latencies: list[float]) -> dict:
+    """Milliseconds."""
+    ordered = sorted(latencies)
+    ms = [x * 1000 for x in ordered]
+    return {
+        "count": len(ms),
+        "p50_ms": percentile(ms, 50),
+        "p95_ms": percentile(ms, 95),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": ms[-1] if ms else math.nan,
+        "mean_ms": sum(ms) / len(ms) if ms else math.nan,
+    }
+
+
+# ---- sockets ---------------------------------------------------------------------------
+
+
+class Socket:
+    """A websocket whose reader resolves waiters on the sequence number it sees."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, parse: Callable[[str], int | None]):
+        self.ws = ws
+        self.parse = parse
+        self.seen = -1
+        self.frames = 0
+        self.waiters: dict[int, asyncio.Future] = {}
+        self.first = asyncio.get_running_loop().create_future()
+        self.closed_code: int | None = None
+        self.task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for msg in self.ws:
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    continue
+                arrived = now()
+                self.frames += 1
+                seq = self.parse(msg.data)
+                if seq is None:
+                    continue
+                if not self.first.done():
+                    self.first.set_result(seq)
+                if seq > self.seen:
+                    self.seen = seq
+                    for key in [k for k in self.waiters if k <= seq]:
+                        waiter = self.waiters.pop(key)
+                        if not waiter.done():
+                            waiter.set_result(arrived)
+        finally:
+            self.closed_code = self.ws.close_code
+            error = ConnectionError(f"websocket closed (code {self.ws.close_code})")
+            for waiter in self.waiters.values():
+                if not waiter.done():
+                    waiter.set_exception(error)
+            if not self.first.done():
+                self.first.set_exception(error)
+
+    def wait_for(self, seq: int) -> asyncio.Future:
+        """A future for the arrival time of ``seq`` (already resolved if it came)."""
+        fut = asyncio.get_running_loop().create_future()
+        if self.seen >= seq:
+            fut.set_result(now())
+        elif self.task.done():
+            fut.set_exception(ConnectionError("websocket closed"))
+        else:
+            self.waiters[seq] = fut
+        return fut
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+def parse_ply(text: str) -> int | None:
+    match = PLY_RE.search(text)
+    return int(match.group(1)) if match else None
+
+
+def parse_seq(text: str) -> int | None:
+    return int(text) if text.isdigit() else None
+
+
+class Client:
+    """One aiohttp session (no cookie jar: each request carries its player's cookies)."""
+
+    def __init__(self):
+        self.session: aiohttp.ClientSession | None = None
+
+    async def __aenter__(self) -> Client:
+        self.session = aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=None),
+            cookie_jar=aiohttp.DummyCookieJar(),
+            timeout=aiohttp.ClientTimeout(total=HTTP_TIMEOUT),
+        )
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.session.close()
+
+    async def socket(
+        self, target: Target, path: str, parse, cookie: str = "", timeout: float = 60.0
+    ) -> Socket:
+        headers = {"Origin": target.origin}
+        if cookie:
+            headers["Cookie"] = cookie
+        ws = await self.session.ws_connect(
+            target.ws + path, headers=headers, autoping=True, max_msg_size=0, timeout=timeout
+        )
+        return Socket(ws, parse)
+
+
+# ---- pairs: what a move is ---------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    scheduled: float
+    sent: float
+    arrived: float | None = None
+    answered: float | None = None
+    error: str = ""
+    late: bool = False  # sent after its scheduled time: its predecessor was still in flight
+    extra: list[float] = field(default_factory=list)  # spectators' arrival times
+
+
+class MatchPair:
+    """A real match: two seated players (each maybe on its own server process)."""
+
+    def __init__(self, client: Client, row: dict, targets: dict[int, Target], rng: random.Random):
+        self.client = client
+        self.public_id = row["public_id"]
+        self.game = get_game(row["game"])
+        self.pos = self.game.start()
+        self.first_seat = row["first_seat"]
+        self.sessions = {int(seat): key for seat, key in row["sessions"].items()}
+        self.targets = targets  # seat -> server
+        self.cookies: dict[int, str] = {}
+        self.csrf: dict[int, str] = {}
+        self.sockets: dict[int, Socket] = {}
+        self.spectators: list[Socket] = []
+        self.rng = rng
+
+    @property
+    def path(self) -> str:
+        return f"/m/{self.public_id}/"
+
+    async def open(self, spectators: int = 0, spectator_target: Target | None = None) -> None:
+        for seat in (1, 2):
+            await self._load_page(seat)
+        for seat in (1, 2):
+            self.sockets[seat] = await self.client.socket(
+                self.targets[seat], "/ws" + self.path, parse_ply, self.cookies[seat]
+            )
+        for _ in range(spectators):
+            self.spectators.append(
+                await self.client.socket(
+                    spectator_target or self.targets[1], "/ws" + self.path, parse_ply
+                )
+            )
+        for sock in [*self.sockets.values(), *self.spectators]:
+            ply = await asyncio.wait_for(asyncio.shield(sock.first), PUSH_TIMEOUT)
+            if ply != self.pos.ply:
+                raise RuntimeError(
+                    f"match {self.public_id} is at ply {ply}, expected {self.pos.ply}"
+                )
+
+    async def _load_page(self, seat: int) -> None:
+        """GET the match page with the session cookie, as a browser's first visit does."""
+        target = self.targets[seat]
+        cookie = f"sessionid={self.sessions[seat]}"
+        async with self.client.session.get(
+            target.http + self.path, headers={"Cookie": cookie}
+        ) as r:
+            body = await r.text()
+            if r.status != 200:
+                raise RuntimeError(f"GET {self.path} answered {r.status}")
+            morsel = r.cookies.get("csrftoken")
+        header = CSRF_HEADER_RE.search(body)
+        if morsel is None or header is None:
+            raise RuntimeError(f"GET {self.path} set no CSRF cookie or header token")
+        self.cookies[seat] = f"{cookie}; csrftoken={morsel.value}"
+        self.csrf[seat] = header.group(1)
+
+    def _mover(self) -> int:
+        player = self.pos.to_move
+        return player if self.first_seat == 1 else 3 - player
+
+    def _choose(self) -> str:
+        """A real legal move, preferring one that does not end the game (so play goes on)."""
+        legal = self.game.legal_moves(self.pos)
+        going_on = [m for m in legal if self.game.play(self.pos, m).result is None]
+        return self.rng.choice(going_on or legal)
+
+    async def move(self, scheduled: float) -> Outcome:
+        seat = self._mover()
+        opponent = 3 - seat
+        text = self._choose()
+        ply = self.pos.ply
+        target = self.targets[seat]
+        push = self.sockets[opponent].wait_for(ply + 1)
+        extra = [s.wait_for(ply + 1) for s in self.spectators]
+        sent = now()
+        out = Outcome(scheduled=scheduled, sent=sent)
+        headers = {
+            "Cookie": self.cookies[seat],
+            "X-CSRFToken": self.csrf[seat],
+            "HX-Request": "true",
+            "HX-Current-URL": target.http + self.path,
+            "Origin": target.origin,
+        }
+        try:
+            async with self.client.session.post(
+                f"{target.http}/m/{self.public_id}/move",
+                data={"move": text, "ply": str(ply)},
+                headers=headers,
+            ) as r:
+                body = await r.text()
+                out.answered = now()
+                if r.status != 200:
+                    out.error = f"HTTP {r.status}"
+                elif parse_ply(body) != ply + 1:
+                    out.error = "answer shows the wrong ply"
+        except Exception as error:
+            out.error = f"POST failed: {type(error).__name__}"
+        if not out.error:
+            self.pos = self.game.play(self.pos, text)
+            try:
+                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+                for fut in extra:
+                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
+            except (TimeoutError, ConnectionError) as error:
+                out.error = f"push missing: {type(error).__name__}"
+        for fut in [push, *extra]:
+            if not fut.done():
+                fut.cancel()
+        return out
+
+    async def close(self) -> None:
+        await asyncio.gather(
+            *(s.close() for s in [*self.sockets.values(), *self.spectators]),
+            return_exceptions=True,
+        )
+
+
+class BarePair:
+    """The baseline: two bare group sockets; a move is one bare insert + group send."""
+
+    def __init__(self, client: Client, key: str, targets: dict[int, Target]):
+        self.client = client
+        self.key = key
+        self.targets = targets
+        self.sockets: dict[int, Socket] = {}
+        self.seq = 0
+
+    async def open(self) -> None:
+        for side in (1, 2):
+            self.sockets[side] = await self.client.socket(
+                self.targets[side], f"/ws/bench/group/{self.key}/", parse_seq
+            )
+        # The group consumer sends nothing on connect: check the group with one message.
+        await self.move(now())
+
+    async def move(self, scheduled: float) -> Outcome:
+        self.seq += 1
+        side = 1 + self.seq % 2  # alternate the sender, like two players
+        other = 3 - side
+        push = self.sockets[other].wait_for(self.seq)
+        sent = now()
+        out = Outcome(scheduled=scheduled, sent=sent)
+        target = self.targets[side]
+        try:
+            async with self.client.session.post(
+                f"{target.http}/bench/insert/{self.key}",
+                data={"seq": str(self.seq)},
+                headers={"Origin": target.origin},
+            ) as r:
+                await r.read()
+                out.answered = now()
+                if r.status != 200:
+                    out.error = f"HTTP {r.status}"
+        except Exception as error:
+            out.error = f"POST failed: {type(error).__name__}"
+        if not out.error:
+            try:
+                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+            except (TimeoutError, ConnectionError) as error:
+                out.error = f"push missing: {type(error).__name__}"
+        if not push.done():
+            push.cancel()
+        return out
+
+    async def close(self) -> None:
+        await asyncio.gather(*(s.close() for s in self.sockets.values()), return_exceptions=True)
+
+
+async def open_all(items, opener, concurrency: int = 25) -> None:
+    """Open pairs or sockets a few at a time (the server shares the machine)."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(item):
+        async with gate:
+            await opener(item)
+
+    await asyncio.gather(*(one(item) for item in items))
+
+
+# ---- the runs ---------------------------------------------------------------------------
+
+
+def moves_result(outcomes: list[Outcome], seconds: float) -> dict:
+    """Figures for the moves scheduled inside the measured windows (``seconds`` long in all)."""
+    ok = [o for o in outcomes if not o.error and o.arrived is not None]
+    errors = [o.error for o in outcomes if o.error]
+    result = summarize([o.arrived - o.sent for o in ok])
+    result["from_schedule"] = summarize([o.arrived - o.scheduled for o in ok])
+    result["answer"] = summarize([o.answered - o.sent for o in ok if o.answered])
+    spect = [t - o.scheduled for o in ok for t in o.extra]
+    if spect:
+        result["spectators"] = summarize(spect)
+    result.update(
+        moves=len(ok),
+        sent=len(outcomes),
+        errors=len(errors),
+        error_kinds=sorted(set(errors)),
+        late=sum(o.late for o in outcomes),
+        seconds=seconds,
+        moves_per_s=len(ok) / seconds if seconds > 0 else math.nan,
+    )
+    return result
+
+
+def _window(outcomes: list[Outcome], measured_from: float, measured_to: float):
+    """The outcomes scheduled in the window, and the window's length: at least until the
+    last of their pushes arrived, so a server that falls behind shows a lower rate."""
+    inside = [o for o in outcomes if measured_from <= o.scheduled < measured_to]
+    span = measured_to - measured_from
+    arrived = [o.arrived for o in inside if o.arrived is not None]
+    if arrived:
+        span = max(span, max(arrived) - measured_from)
+    return inside, span
+
+
+async def open_loop(pairs, rate: float, duration: float, warmup: float):
+    """Each pair moves every len(pairs)/rate seconds, staggered: ``rate`` moves/s overall.
+
+    Returns the outcomes of the moves scheduled after the warm-up, and the window's length.
+    """
+    n = len(pairs)
+    interval = n / rate
+    start = now() + 0.2
+    measured_from = start + warmup
+    measured_to = measured_from + duration
+    outcomes: list[Outcome] = []
+
+    async def run(index: int, pair) -> None:
+        scheduled = start + interval * index / n
+        while scheduled < measured_to:
+            delay = scheduled - now()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            late = delay < 0  # the previous move of this pair was still in flight
+            outcome = await pair.move(scheduled)
+            outcome.late = late
+            outcomes.append(outcome)
+            scheduled += interval
+
+    await asyncio.gather(*(run(i, p) for i, p in enumerate(pairs)))
+    return _window(outcomes, measured_from, measured_to)
+
+
+async def closed_loop(pairs, duration: float, warmup: float):
+    """Every pair moves again as soon as its previous move's push has arrived."""
+    start = now()
+    measured_from = start + warmup
+    measured_to = measured_from + duration
+    outcomes: list[Outcome] = []
+
+    async def run(pair) -> None:
+        while now() < measured_to:
+            t = now()
+            outcomes.append(await pair.move(t))
+
+    await asyncio.gather(*(run(p) for p in pairs))
+    return _window(outcomes, measured_from, measured_to)
+
+
+async def get_loop(
+    client: Client,
+    targets: list[Target],
+    workers: int,
+    duration: float,
+    warmup: float,
+    path: str = "/bench/get",
+):
+    """Closed-loop GETs by ``workers`` concurrent clients, spread over the targets.
+
+    Returns the (latency, error) of each request sent after the warm-up, and the window.
+    """
+    start = now()
+    measured_from = start + warmup
+    measured_to = measured_from + duration
+    samples: list[tuple[float, str]] = []
+
+    async def run(index: int) -> None:
+        target = targets[index % len(targets)]
+        url = target.http + path
+        while True:
+            t = now()
+            if t >= measured_to:
+                return
+            try:
+                async with client.session.get(url) as r:
+                    await r.read()
+                    error = "" if r.status == 200 else f"HTTP {r.status}"
+            except Exception as exc:
+                error = type(exc).__name__
+            if t >= measured_from:
+                samples.append((now() - t, error))
+
+    await asyncio.gather(*(run(i) for i in range(workers)))
+    return samples, max(now() - measured_from, 1e-9)
+
+
+def requests_result(samples: list[tuple[float, str]], seconds: float, workers: int) -> dict:
+    ok = [latency for latency, error in samples if not error]
+    errors = [error for _, error in samples if error]
+    result = summarize(ok)
+    result.update(
+        requests=len(ok),
+        errors=len(errors),
+        error_kinds=sorted(set(errors)),
+        seconds=seconds,
+        requests_per_s=len(ok) / seconds,
+        workers=workers,
+    )
+    return result
+
+
+async def interleaved(runs: dict, duration: float, warmup: float, segments: int) -> dict:
+    """Run each of ``runs`` (name -> f(duration, warmup) returning (items, seconds)) in turn,
+    ``segments`` times, each for duration/segments: on a shared, noisy machine a burst of
+    someone else's load then falls on all of them alike. Returns name -> (items, seconds)."""
+    merged = {name: ([], 0.0) for name in runs}
+    for segment in range(segments):
+        for name, run in runs.items():
+            items, seconds = await run(duration / segments, warmup if segment == 0 else 1.0)
+            merged[name] = (merged[name][0] + items, merged[name][1] + seconds)
+    return merged
+
+
+async def echo_loop(
+    client: Client, target: Target, sockets: int, duration: float, warmup: float
+) -> dict:
+    """Round trips on ``sockets`` echo websockets, each sending its next frame on the echo."""
+    socks = []
+    counter = {"n": 0}
+
+    def parse(text: str) -> int | None:
+        return int(text) if text.isdigit() else None
+
+    async def opener(_):
+        socks.append(await client.socket(target, "/ws/bench/echo/", parse))
+
+    await open_all(range(sockets), opener)
+    start = now()
+    measured_from = start + warmup
+    measured_to = measured_from + duration
+    latencies: list[float] = []
+    errors: list[str] = []
+
+    async def run(sock: Socket) -> None:
+        seq = 0
+        while now() < measured_to:
+            seq += 1
+            fut = sock.wait_for(seq)
+            t = now()
+            try:
+                await sock.ws.send_str(str(seq))
+                arrived = await asyncio.wait_for(fut, PUSH_TIMEOUT)
+            except Exception as error:
+                errors.append(type(error).__name__)
+                return
+            if t >= measured_from:
+                latencies.append(arrived - t)
+                counter["n"] += 1
+
+    await asyncio.gather(*(run(s) for s in socks))
+    span = max(now() - measured_from, 1e-9)
+    await asyncio.gather(*(s.close() for s in socks), return_exceptions=True)
+    result = summarize(latencies)
+    result.update(
+        round_trips=len(latencies),
+        errors=len(errors),
+        round_trips_per_s=len(latencies) / span,
+        sockets=sockets,
+    )
+    return result

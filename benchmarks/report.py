@@ -1,0 +1,566 @@
+"""The benchmark's figures: the targets, a printed table, JSON, Markdown and the chart."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+TARGETS = {
+    "latency": "move latency at N = 100: p50 <= 1.5x and p99 <= 2x the bare insert + group send",
+    "throughput": "moves per second >= 0.6x the bare GET rate (N = 100, same concurrency)",
+    "length": "Last Bit Standing at 100,000 plies: last 1,000 plies <= 1.2x the first 1,000",
+    "idle": "2,000 idle sockets on one process: the N = 100 latency target still holds",
+    "scale": "two processes >= 1.5x one process, in moves per second",
+}
+
+
+def _ratio(a, b) -> float:
+    try:
+        return a / b if b else math.nan
+    except TypeError:
+        return math.nan
+
+
+def reference_n(results: dict) -> str | None:
+    """N = 100 when it ran, else the largest N (the tiny run has only N = 2)."""
+    ns = list(results.get("load", {}))
+    if not ns:
+        return None
+    return "100" if "100" in ns else max(ns, key=int)
+
+
+def latency_ratios(run: dict) -> dict:
+    return {
+        "p50": _ratio(run["moves"]["p50_ms"], run["baseline"]["p50_ms"]),
+        "p99": _ratio(run["moves"]["p99_ms"], run["baseline"]["p99_ms"]),
+    }
+
+
+def targets(results: dict) -> dict:
+    out = {}
+    ref = reference_n(results)
+    if ref:
+        run = results["load"][ref]
+        r = latency_ratios(run)
+        out["latency"] = {
+            "n": int(ref),
+            "p50_ratio": r["p50"],
+            "p99_ratio": r["p99"],
+            "met": r["p50"] <= 1.5 and r["p99"] <= 2.0,
+        }
+        ratio = _ratio(run["moves_max"]["moves_per_s"], run["get"]["requests_per_s"])
+        out["throughput"] = {
+            "n": int(ref),
+            "moves_per_s": run["moves_max"]["moves_per_s"],
+            "get_per_s": run["get"]["requests_per_s"],
+            "ratio": ratio,
+            "met": ratio >= 0.6,
+        }
+    if "length" in results:
+        length = results["length"]
+        # Judged on CPU time per move: the two windows are minutes apart on a shared machine.
+        out["length"] = {
+            "plies": length["plies"],
+            "ratio": length["cpu_ratio"],
+            "wall_ratio": length["ratio"],
+            "met": length["cpu_ratio"] <= 1.2,
+        }
+    if "idle" in results:
+        r = latency_ratios(results["idle"])
+        out["idle"] = {
+            "idle": results["idle"]["idle"],
+            "n": results["idle"]["n"],
+            "p50_ratio": r["p50"],
+            "p99_ratio": r["p99"],
+            "met": r["p50"] <= 1.5 and r["p99"] <= 2.0,
+        }
+    scale = results.get("scale", {})
+    if "two" in scale:
+        one = scale["one"]["moves_max"]["moves_per_s"]
+        two = scale["two"]["moves_max"]["moves_per_s"]
+        ratio = _ratio(two, one)
+        out["scale"] = {
+            "one_per_s": one,
+            "two_per_s": two,
+            "ratio": ratio,
+            "get_ratio": _ratio(
+                scale["two"]["get"]["requests_per_s"], scale["one"]["get"]["requests_per_s"]
+            ),
+            "met": ratio >= 1.5,
+        }
+    elif scale.get("skipped"):
+        out["scale"] = {"skipped": scale["skipped"], "met": None}
+    for key, value in out.items():
+        value["target"] = TARGETS[key]
+    return out
+
+
+# ---- text -------------------------------------------------------------------------------
+
+
+def _f(x, digits=1) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return f"{x:,.{digits}f}"
+
+
+def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
+    ]
+    line = "  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line, "-" * len(line)]
+    out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(out)
+
+
+def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
+    """(title, table) pairs, shared by the printed table and the Markdown summary."""
+    out = []
+    load = results.get("load", {})
+    if load:
+        rows = []
+        for n, run in load.items():
+            mv, bl = run["moves"], run["baseline"]
+            r = latency_ratios(run)
+            for name, res, ratio in (("ours", mv, r), ("bare", bl, None)):
+                rows.append(
+                    [
+                        n if name == "ours" else "",
+                        name,
+                        _f(res.get("offered_per_s")),
+                        _f(res["p50_ms"]),
+                        _f(res["p95_ms"]),
+                        _f(res["p99_ms"]),
+                        _f(res["max_ms"]),
+                        _f(res["moves_per_s"]),
+                        str(res["moves"]),
+                        str(res["errors"]),
+                        str(res["late"]),
+                        _f(ratio["p50"], 2) + "x" if ratio else "",
+                        _f(ratio["p99"], 2) + "x" if ratio else "",
+                    ]
+                )
+        out.append(
+            (
+                "Latency, open loop: POST to the opponent's push (ms); bare = one INSERT + one "
+                "group send to a bare consumer, same schedule",
+                _grid(
+                    [
+                        "N",
+                        "",
+                        "offered/s",
+                        "p50",
+                        "p95",
+                        "p99",
+                        "max",
+                        "moves/s",
+                        "moves",
+                        "errors",
+                        "late",
+                        "p50 ratio",
+                        "p99 ratio",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+        rows = []
+        for n, run in load.items():
+            mem = run["memory_kib"]
+            peak = mem["end"]["VmHWM"]
+            rows.append(
+                [
+                    n,
+                    _f(run["moves_max"]["moves_per_s"]),
+                    _f(run["moves_max"]["p50_ms"]),
+                    _f(run["baseline_max"]["moves_per_s"]),
+                    _f(run["get"]["requests_per_s"]),
+                    _f(_ratio(run["moves_max"]["moves_per_s"], run["get"]["requests_per_s"]), 2)
+                    + "x",
+                    _f(run["echo"]["p50_ms"], 2),
+                    _f(run["echo"]["round_trips_per_s"], 0),
+                    str(
+                        run["moves_max"]["errors"]
+                        + run["baseline_max"]["errors"]
+                        + run["get"]["errors"]
+                        + run["echo"]["errors"]
+                    ),
+                    str(run["sockets"]),
+                    _f(peak / 1024),
+                    _f((peak - mem["start"]["VmRSS"]) / run["sockets"]),
+                ]
+            )
+        out.append(
+            (
+                "Throughput, closed loop with N concurrent clients; memory of the server process",
+                _grid(
+                    [
+                        "N",
+                        "moves/s",
+                        "move p50 ms",
+                        "bare insert/s",
+                        "bare GET/s",
+                        "moves/GET",
+                        "echo p50 ms",
+                        "echo/s",
+                        "errors",
+                        "sockets",
+                        "peak RSS MiB",
+                        "peak KiB/socket",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+    idle = results.get("idle")
+    if idle:
+        r = latency_ratios(idle)
+        rows = [
+            [
+                str(idle["n"]),
+                str(idle["idle"]),
+                str(idle["idle_still_open"]),
+                _f(idle["kib_per_idle_socket"]),
+                _f(idle["memory_kib"]["after"]["VmRSS"] / 1024),
+                _f(idle["moves"]["p50_ms"]),
+                _f(idle["moves"]["p99_ms"]),
+                _f(idle["baseline"]["p50_ms"]),
+                _f(idle["baseline"]["p99_ms"]),
+                _f(r["p50"], 2) + "x",
+                _f(r["p99"], 2) + "x",
+                str(idle["moves"]["errors"] + idle["baseline"]["errors"]),
+            ]
+        ]
+        out.append(
+            (
+                "Idle websockets (spectators of idle matches) on the same process, then the "
+                "N-match latency run again",
+                _grid(
+                    [
+                        "N",
+                        "idle",
+                        "still open",
+                        "KiB/idle socket",
+                        "RSS MiB",
+                        "ours p50",
+                        "ours p99",
+                        "bare p50",
+                        "bare p99",
+                        "p50 ratio",
+                        "p99 ratio",
+                        "errors",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+    scale = results.get("scale")
+    if scale and "two" in scale:
+        rows = []
+        sqlite = results.get("load", {}).get(str(scale["one"]["n"]))
+        if sqlite:
+            rows.append(
+                [
+                    "1 process, SQLite (above)",
+                    _f(sqlite["moves"]["offered_per_s"]),
+                    _f(sqlite["moves"]["p50_ms"]),
+                    _f(sqlite["moves"]["p99_ms"]),
+                    str(sqlite["moves"]["errors"]),
+                    _f(sqlite["moves_max"]["moves_per_s"]),
+                    _f(sqlite["moves_max"]["p50_ms"]),
+                    _f(sqlite["get"]["requests_per_s"]),
+                    str(sqlite["moves_max"]["errors"] + sqlite["get"]["errors"]),
+                ]
+            )
+        for key, label in (("one", "1 process, PG + Redis"), ("two", "2 processes, PG + Redis")):
+            s = scale[key]
+            rows.append(
+                [
+                    label,
+                    _f(s["moves"]["offered_per_s"]),
+                    _f(s["moves"]["p50_ms"]),
+                    _f(s["moves"]["p99_ms"]),
+                    str(s["moves"]["errors"]),
+                    _f(s["moves_max"]["moves_per_s"]),
+                    _f(s["moves_max"]["p50_ms"]),
+                    _f(s["get"]["requests_per_s"]),
+                    str(s["moves_max"]["errors"] + s["get"]["errors"]),
+                ]
+            )
+        out.append(
+            (
+                f"Scale-out, PostgreSQL + Redis, N = {scale['one']['n']}, each match's players "
+                "split across the processes",
+                _grid(
+                    [
+                        "",
+                        "offered/s",
+                        "p50 ms",
+                        "p99 ms",
+                        "errors",
+                        "max moves/s",
+                        "max p50 ms",
+                        "bare GET/s",
+                        "errors (max)",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+    elif scale and scale.get("skipped"):
+        out.append(("Scale-out", f"skipped: {scale['skipped']}"))
+    length = results.get("length")
+    if length:
+        rows = []
+        labels = {
+            "write": "write path (lookup + submit_move)",
+            "answer": "the mover's htmx answer",
+            "push": "the two players' pushes",
+            "page": "the match page",
+            "total": "the move, wall time",
+            "cpu": "the move, CPU time",
+        }
+        for part, label in labels.items():
+            rows.append(
+                [
+                    label,
+                    _f(length["first_ms"][part], 3),
+                    _f(length["last_ms"][part], 3),
+                    _f(_ratio(length["last_ms"][part], length["first_ms"][part]), 2) + "x",
+                ]
+            )
+        edge = f"{length['edge']:,}"
+        out.append(
+            (
+                f"Cost against game length: one Last Bit Standing match, {length['plies']:,} "
+                f"plies through the write path; ms per move",
+                _grid(["", f"first {edge}", f"last {edge}", "ratio"], rows, markdown),
+            )
+        )
+    ref = reference_n(results)
+    profiled = ref and results["load"][ref]["moves"].get("profile")
+    if profiled:
+        run = results["load"][ref]
+        rows = []
+        for name in ("moves", "baseline"):
+            prof = run[name].get("profile")
+            if not prof:
+                continue
+            label = "our move" if name == "moves" else "bare insert + send"
+            for key in ("who", "what"):
+                shares = ", ".join(f"{k} {100 * v:.0f}%" for k, v in prof[key].items() if v >= 0.02)
+                rows.append([label, "whose work" if key == "who" else "what work", shares])
+        busy = {n: run[n]["profile"]["busy_samples"] for n in ("moves", "baseline")}
+        out.append(
+            (
+                f"Profile of the server (py-spy, N = {ref}, same schedule): busy samples "
+                f"{busy['moves']:,} for our moves, {busy['baseline']:,} for the baseline",
+                _grid(["run", "by", "share of the busy samples"], rows, markdown),
+            )
+        )
+    analysis = results.get("analysis")
+    if analysis:
+        text = analysis["table"]
+        out.append(
+            (
+                "Rules-only analysis (benchmarks.analysis), cold",
+                f"```\n{text}\n```" if markdown else text,
+            )
+        )
+    tg = results.get("targets", {})
+    if tg:
+        rows = []
+        for key, t in tg.items():
+            if t.get("skipped"):
+                figure, verdict = "skipped", "not measured"
+            else:
+                if "p50_ratio" in t:
+                    figure = f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x"
+                elif "wall_ratio" in t:
+                    figure = f"{_f(t['ratio'], 2)}x CPU time ({_f(t['wall_ratio'], 2)}x wall)"
+                else:
+                    figure = f"{_f(t['ratio'], 2)}x"
+                verdict = "met" if t["met"] else "MISSED"
+            rows.append([key, t["target"], figure, verdict])
+        out.append(
+            (
+                "Targets (ratios in this one run)",
+                _grid(["", "target", "figure", ""], rows, markdown),
+            )
+        )
+    return out
+
+
+def table(results: dict) -> str:
+    parts = []
+    for title, text in sections(results):
+        parts += [title, text, ""]
+    return "\n".join(parts)
+
+
+def markdown(results: dict) -> str:
+    m = results["machine"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Run {results['started']} in {results['seconds'] / 60:.1f} minutes on {m.get('nproc')} "
+        f"cores ({m.get('cpu', '?')}), {m.get('memory_gib', '?')} GiB, Python {m['python']}. "
+        "The load generator ran on the same machine and shared its cores with the servers "
+        "(and with PostgreSQL and Redis in the scale-out).",
+        "",
+        "Written by `make bench` (`python -m benchmarks.run`); see README.md, Performance.",
+        "",
+    ]
+    loads = results.get("load_average")
+    if loads:
+        lines += [
+            "Load average of the machine after each phase (1 min / 5 min; anything above "
+            f"{m.get('nproc')} means processes queued for the cores): "
+            + "; ".join(f"{phase} {one} / {five}" for phase, one, five in loads)
+            + ".",
+            "",
+        ]
+    for title, text in sections(results, markdown=True):
+        lines += [f"## {title}", "", text, ""]
+    lines += ["![latency](latency.png)", ""]
+    return "\n".join(lines)
+
+
+# ---- chart ------------------------------------------------------------------------------
+
+
+def chart(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    load = results["load"]
+    ns = list(load)
+    x = range(len(ns))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5), gridspec_kw={"width_ratios": [3, 2]})
+    colors = {"p50": "#1f77b4", "p95": "#ff7f0e", "p99": "#d62728"}
+    for p, color in colors.items():
+        ours = [load[n]["moves"][f"{p}_ms"] for n in ns]
+        bare = [load[n]["baseline"][f"{p}_ms"] for n in ns]
+        left.plot(x, ours, "o-", color=color, linewidth=2, label=f"our move, {p}")
+        left.plot(x, bare, "s--", color=color, alpha=0.6, label=f"bare insert + send, {p}")
+    idle = results.get("idle")
+    if idle and str(idle["n"]) in ns:
+        i = ns.index(str(idle["n"]))
+        for p, color in colors.items():
+            left.plot(
+                [i + 0.12], [idle["moves"][f"{p}_ms"]], "D", color=color, mfc="none", markersize=8
+            )
+        left.annotate(
+            f"◇ ours with {idle['idle']:,}\nidle sockets open",
+            (i + 0.12, idle["moves"]["p50_ms"]),
+            fontsize=8,
+            xytext=(8, -4),
+            textcoords="offset points",
+        )
+    left.set_yscale("log")
+    left.set_xlim(-0.5, len(ns) - 0.5)
+    left.set_xticks(list(x), [f"N = {n}" for n in ns])
+    left.set_ylabel("POST to opponent's push (ms, log scale)")
+    rates = ", ".join(f"{_f(load[n]['moves']['offered_per_s'], 0)}" for n in ns)
+    left.set_title(f"Move latency, open loop ({rates} moves/s offered)")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=8, ncol=2)
+
+    width = 0.27
+    series = [
+        ("our moves/s (closed loop)", [load[n]["moves_max"]["moves_per_s"] for n in ns], "#1f77b4"),
+        ("bare insert + send/s", [load[n]["baseline_max"]["moves_per_s"] for n in ns], "#9467bd"),
+        ("bare GET/s", [load[n]["get"]["requests_per_s"] for n in ns], "#7f7f7f"),
+    ]
+    for k, (label, values, color) in enumerate(series):
+        right.bar([i + (k - 1) * width for i in x], values, width, label=label, color=color)
+    right.set_xticks(list(x), [f"N = {n}" for n in ns])
+    right.set_ylabel("per second")
+    right.set_title("Throughput with N concurrent clients")
+    right.grid(True, axis="y", alpha=0.3)
+    right.legend(fontsize=8)
+    m = results["machine"]
+    fig.suptitle(
+        f"bitsite on one daphne (SQLite, in-process layer), {m.get('nproc')} cores shared with "
+        f"the load generator · {results['started']}",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(results: dict, json_path: Path, md_path: Path, png_path: Path) -> None:
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    md_path.write_text(markdown(results))
+    if results.get("load"):
+        chart(results, png_path)
+
+
+# ---- sanity (the tiny run in CI) ---------------------------------------------------------
+
+
+def _finite_positive(*values) -> bool:
+    return all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values)
+
+
+def _check_moves(name: str, res: dict, problems: list[str], every: bool = True) -> None:
+    if res.get("errors"):
+        problems.append(f"{name}: {res['errors']} errors ({', '.join(res.get('error_kinds', []))})")
+    count = res.get("moves", res.get("requests", res.get("round_trips", 0)))
+    if not count:
+        problems.append(f"{name}: nothing was measured")
+    if every and "sent" in res and res["moves"] != res["sent"]:
+        problems.append(f"{name}: {res['sent']} moves sent but {res['moves']} pushes arrived")
+    if count and not _finite_positive(res["p50_ms"], res["p99_ms"], res["max_ms"]):
+        problems.append(f"{name}: latencies not positive and finite")
+    rate = res.get("moves_per_s", res.get("requests_per_s", res.get("round_trips_per_s")))
+    if count and not _finite_positive(rate):
+        problems.append(f"{name}: rate not positive and finite")
+
+
+def sanity(results: dict) -> list[str]:
+    """What is wrong with a run's numbers (never a speed): [] when it ran and they are sane."""
+    problems: list[str] = []
+    if not results.get("load"):
+        problems.append("no load run")
+    for n, run in results.get("load", {}).items():
+        for key in ("moves", "baseline", "moves_max", "baseline_max", "get", "echo"):
+            _check_moves(f"N={n} {key}", run[key], problems)
+        if not _finite_positive(run["memory_kib"]["end"]["VmHWM"]):
+            problems.append(f"N={n}: no memory figure")
+    idle = results.get("idle")
+    if idle:
+        for key in ("moves", "baseline"):
+            _check_moves(f"idle {key}", idle[key], problems)
+        if idle["idle_still_open"] != idle["idle"]:
+            problems.append(f"idle: {idle['idle'] - idle['idle_still_open']} idle sockets closed")
+        if not math.isfinite(idle["kib_per_idle_socket"]):
+            problems.append("idle: no memory per socket")
+    scale = results.get("scale", {})
+    for key in ("one", "two"):
+        if key in scale:
+            for part in ("moves", "moves_max", "get"):
+                _check_moves(f"scale {key} {part}", scale[key][part], problems)
+    length = results.get("length")
+    if length and not _finite_positive(
+        length["ratio"], length["first_ms"]["total"], length["last_ms"]["total"]
+    ):
+        problems.append("length: times not positive and finite")
+    analysis = results.get("analysis")
+    if analysis is not None and not analysis.get("rows"):
+        problems.append("analysis: no rows")
+    return problems

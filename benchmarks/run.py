@@ -1,0 +1,565 @@
+"""Live move latency and throughput against the bare framework, and cost against game length.
+
+    python -m benchmarks.run            # the full run (make bench): about 25 minutes
+    python -m benchmarks.run --tiny     # CI's check that it still works (make bench-ci)
+
+One run on one machine does all of it; the load generator runs in this process
+and shares the machine's cores with the servers (and, for the scale-out, with
+PostgreSQL and Redis):
+
+1. Load (SQLite, the in-process channel layer, one daphne with debug and the
+   access log off): for each N, N friend matches of Last Bit Standing, both
+   players on a websocket; real legal moves POSTed to /m/<id>/move at a fixed
+   rate (open loop), each timed from its POST to the opponent's push. The same
+   schedule against the bare baseline (one INSERT + one group send to a bare
+   consumer). Then the throughput: moves in a closed loop, bare GETs and bare
+   inserts with the same concurrency, echo round trips.
+2. Idle sockets: the N = 100 latency again with 2,000 idle websockets open on
+   the same process, and the memory each of them costs.
+3. Scale-out: PostgreSQL + Redis, one daphne process, then two, the players of
+   every match split across the two.
+4. Length: one match to 100,000 plies through the write path (benchmarks.length).
+5. The rules-only analysis times (benchmarks.analysis).
+
+Results: benchmarks/results/latest.json, latest.md and latency.png (the full
+run), raw data in benchmarks/results/raw/ (git-ignored); --tiny writes only to raw/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import platform
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchmarks import load, profile, report
+from benchmarks.servers import (
+    REDIS_URL,
+    BenchServer,
+    PostgresDatabase,
+    bench_env,
+    run_module,
+    services_problem,
+)
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+RAW = RESULTS / "raw"
+T0 = time.monotonic()
+
+
+def progress(message: str) -> None:
+    elapsed = time.monotonic() - T0
+    print(f"[{int(elapsed) // 60:02d}:{int(elapsed) % 60:02d}] {message}", flush=True)
+
+
+# ---- configuration --------------------------------------------------------------------
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tiny", action="store_true", help="CI: N=2, a few moves, sanity checks only")
+    p.add_argument("--n", help="comma-separated match counts (default 1,100,500; tiny 2)")
+    p.add_argument(
+        "--rate",
+        type=float,
+        help="offered moves/s in the open loop (default 20: N = 100 is a move per match every 5 s)",
+    )
+    p.add_argument(
+        "--min-interval",
+        type=float,
+        default=0.25,
+        help="a match moves at most once per this many seconds (caps the rate at small N)",
+    )
+    p.add_argument("--duration", type=float, help="measured seconds of each open-loop run")
+    p.add_argument("--warmup", type=float, help="seconds run before measuring")
+    p.add_argument("--closed", type=float, help="measured seconds of each throughput run")
+    p.add_argument("--spectators", type=int, default=0, help="spectator sockets per match")
+    p.add_argument("--idle", type=int, help="idle websockets for the idle-socket run (2000)")
+    p.add_argument("--idle-n", type=int, help="matches in play during the idle-socket run (100)")
+    p.add_argument("--scale-n", type=int, help="matches for the scale-out run (100)")
+    p.add_argument("--plies", type=int, help="plies of the long match (100000)")
+    p.add_argument(
+        "--edge", type=int, help="plies timed at each end of the long match (1000; tiny 200)"
+    )
+    p.add_argument("--skip-idle", action="store_true")
+    p.add_argument("--skip-scale", action="store_true")
+    p.add_argument("--skip-length", action="store_true")
+    p.add_argument("--skip-analysis", action="store_true")
+    p.add_argument(
+        "--profile",
+        action=argparse.BooleanOptionalAction,
+        help="after the N=--profile-n latency runs, record the server with py-spy for one more "
+        "run of each (raw/profile-*.txt; read them with python -m benchmarks.profile)",
+    )
+    p.add_argument(
+        "--segments",
+        type=int,
+        help="turns in which ours and the baseline alternate (default 3; tiny 1)",
+    )
+    p.add_argument("--profile-n", type=int, default=100, help="the N that --profile records")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    tiny = args.tiny
+    defaults = {
+        "n": "2" if tiny else "1,100,500",
+        "rate": 20.0,
+        "duration": 3.0 if tiny else 30.0,
+        "warmup": 1.0 if tiny else 3.0,
+        "closed": 2.0 if tiny else 10.0,
+        "idle": 20 if tiny else 2000,
+        "idle_n": 2 if tiny else 100,
+        "scale_n": 2 if tiny else 100,
+        "plies": 2000 if tiny else 100_000,
+        "edge": 200 if tiny else 1000,
+        "profile": not tiny,
+        "segments": 1 if tiny else 3,
+    }
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.ns = [int(x) for x in str(args.n).split(",") if x.strip()]
+    return args
+
+
+def offered_rate(args, n: int) -> float:
+    return min(args.rate, n / args.min_interval)
+
+
+def machine() -> dict:
+    info = {
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "load_average_at_start": os.getloadavg(),
+    }
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["memory_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    with contextlib.suppress(OSError, ValueError):
+        info["nproc"] = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout)
+    return info
+
+
+def busy(results: dict, phase: str) -> None:
+    """The machine's load average after a phase: the cores are shared with whatever else runs."""
+    one, five, _ = os.getloadavg()
+    results.setdefault("load_average", []).append([phase, round(one, 2), round(five, 2)])
+    progress(
+        f"  (load average now {one:.1f}, over 5 minutes {five:.1f}, on {os.cpu_count()} cores)"
+    )
+
+
+def raise_fd_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, 65536) if hard != resource.RLIM_INFINITY else 65536
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
+# ---- helpers --------------------------------------------------------------------------
+
+
+def make_matches(env: dict, count: int) -> list[dict]:
+    out = run_module(env, "benchmarks.fixtures", "matches", str(count))
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def describe(result: dict, what: str = "moves") -> str:
+    return (
+        f"p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, "
+        f"{result.get('moves_per_s', result.get('requests_per_s', 0)):.1f} {what}/s, "
+        f"errors {result['errors']}"
+    )
+
+
+class Profiler:
+    """py-spy attached to a server for one run (raw, collapsed stacks)."""
+
+    def __init__(self, enabled: bool, pid: int, name: str, seconds: float):
+        self.proc = None
+        self.path = RAW / f"profile-{name}.txt"
+        if enabled:
+            spy = Path(sys.executable).with_name("py-spy")
+            self.proc = subprocess.Popen(
+                [
+                    str(spy),
+                    "record",
+                    "--pid",
+                    str(pid),
+                    "--duration",
+                    str(max(1, int(seconds))),
+                    "--rate",
+                    "200",
+                    "--format",
+                    "raw",
+                    "--threads",
+                    "--nonblocking",
+                    "--output",
+                    str(self.path),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+
+    def finish(self) -> str | None:
+        if self.proc is None:
+            return None
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+        return str(self.path) if self.path.exists() else None
+
+
+# ---- 1. load against one process -----------------------------------------------------
+
+
+async def moves_and_baseline(pairs, bare, args, n, server, tag) -> dict:
+    """Our moves and the bare baseline on the same open-loop schedule, interleaved."""
+    rate = offered_rate(args, n)
+    progress(
+        f"  {tag}: our moves and the bare insert + group send, open loop at {rate:g} moves/s, "
+        f"{args.duration:g} s each in {args.segments} turns"
+    )
+    merged = await load.interleaved(
+        {
+            "moves": lambda d, w: load.open_loop(pairs, rate, d, w),
+            "baseline": lambda d, w: load.open_loop(bare, rate, d, w),
+        },
+        args.duration,
+        args.warmup,
+        args.segments,
+    )
+    out = {"offered_per_s": rate}
+    for name, (outcomes, seconds) in merged.items():
+        out[name] = load.moves_result(outcomes, seconds)
+        out[name]["offered_per_s"] = rate
+    progress(f"    ours: {describe(out['moves'])}, late {out['moves']['late']}")
+    progress(f"    bare: {describe(out['baseline'])}, late {out['baseline']['late']}")
+    if args.profile and n == args.profile_n and tag.startswith("n"):
+        out["profiles"] = {}
+        seconds = min(args.duration, 15.0)
+        for name, pairs_ in (("moves", pairs), ("baseline", bare)):
+            spy = Profiler(True, server.pid, f"{tag}-{name}", seconds + 1)
+            await load.open_loop(pairs_, rate, seconds, 1.0)
+            path = spy.finish()
+            out["profiles"][name] = path
+            if path:
+                who, what, busy = profile.categories(profile.load(Path(path)))
+                out[name]["profile"] = {
+                    "file": path,
+                    "busy_samples": busy,
+                    "who": who,
+                    "what": what,
+                }
+        progress(f"    profiles: {', '.join(str(p) for p in out['profiles'].values())}")
+    return out
+
+
+async def load_run(env: dict, n: int, args) -> dict:
+    progress(f"N = {n}: making {n} matches")
+    rows = make_matches(env, n)
+    server = BenchServer(env, name=f"bench-n{n}").start()
+    rng = random.Random(args.seed + n)
+    try:
+        await asyncio.sleep(1.0)
+        result = {"n": n, "memory_kib": {"start": server.memory()}}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            pairs = [load.MatchPair(client, row, {1: target, 2: target}, rng) for row in rows]
+            progress(f"  opening {2 * n} player sockets ({args.spectators} spectators per match)")
+            await load.open_all(pairs, lambda p: p.open(args.spectators))
+            bare = [load.BarePair(client, f"n{n}x{i}", {1: target, 2: target}) for i in range(n)]
+            await load.open_all(bare, lambda p: p.open())
+            await asyncio.sleep(1.0)
+            sockets = n * (4 + args.spectators)
+            result["sockets"] = sockets
+            result["memory_kib"]["open"] = server.memory()
+            result.update(await moves_and_baseline(pairs, bare, args, n, server, f"n{n}"))
+
+            progress(
+                f"  throughput, closed loop, {n} clients: our moves, bare inserts, bare GETs, "
+                f"{args.closed:g} s each in {args.segments} turns"
+            )
+            merged = await load.interleaved(
+                {
+                    "moves_max": lambda d, w: load.closed_loop(pairs, d, w),
+                    "baseline_max": lambda d, w: load.closed_loop(bare, d, w),
+                    "get": lambda d, w: load.get_loop(client, [target], n, d, w),
+                },
+                args.closed,
+                1.0,
+                args.segments,
+            )
+            for name in ("moves_max", "baseline_max"):
+                result[name] = load.moves_result(*merged[name])
+            result["get"] = load.requests_result(*merged["get"], workers=n)
+            progress(f"    our moves: {describe(result['moves_max'])}")
+            progress(f"    bare insert: {describe(result['baseline_max'])}")
+            progress(f"    bare GET: {describe(result['get'], 'requests')}")
+            result["echo"] = await load.echo_loop(client, target, n, min(args.closed, 5.0), 0.5)
+            progress(
+                f"    echo round trip, {n} sockets: p50 {result['echo']['p50_ms']:.2f} ms, "
+                f"{result['echo']['round_trips_per_s']:.0f}/s"
+            )
+            result["memory_kib"]["end"] = server.memory()
+            await asyncio.gather(*(p.close() for p in [*pairs, *bare]))
+        return result
+    finally:
+        server.stop()
+
+
+# ---- 2. idle sockets ------------------------------------------------------------------
+
+
+async def idle_run(env: dict, args) -> dict:
+    n, idle = args.idle_n, args.idle
+    per_match = 10
+    progress(f"Idle sockets: {n} matches in play plus {idle} idle websockets on one process")
+    rows = make_matches(env, n)
+    idle_rows = make_matches(env, max(1, math.ceil(idle / per_match)))
+    server = BenchServer(env, name="bench-idle").start()
+    rng = random.Random(args.seed)
+    try:
+        await asyncio.sleep(1.0)
+        result = {"n": n, "idle": idle}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            pairs = [load.MatchPair(client, row, {1: target, 2: target}, rng) for row in rows]
+            await load.open_all(pairs, lambda p: p.open(args.spectators))
+            bare = [load.BarePair(client, f"idle{i}", {1: target, 2: target}) for i in range(n)]
+            await load.open_all(bare, lambda p: p.open())
+            await asyncio.sleep(2.0)
+            before = server.memory()
+            progress(
+                f"  opening {idle} idle spectator websockets (RSS {before['VmRSS'] / 1024:.0f} MiB)"
+            )
+            idle_socks: list[load.Socket] = []
+
+            async def open_idle(i: int) -> None:
+                row = idle_rows[i // per_match]
+                sock = await client.socket(target, f"/ws/m/{row['public_id']}/", load.parse_ply)
+                await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
+                idle_socks.append(sock)
+
+            t = time.perf_counter()
+            await load.open_all(range(idle), open_idle, concurrency=50)
+            opened_s = time.perf_counter() - t
+            await asyncio.sleep(3.0)
+            after = server.memory()
+            per_socket = (after["VmRSS"] - before["VmRSS"]) / idle
+            result["memory_kib"] = {"before": before, "after": after}
+            result["kib_per_idle_socket"] = per_socket
+            result["open_seconds"] = opened_s
+            progress(
+                f"  {idle} idle sockets open in {opened_s:.1f} s: RSS {after['VmRSS'] / 1024:.0f} "
+                f"MiB, {per_socket:.1f} KiB each"
+            )
+            result.update(await moves_and_baseline(pairs, bare, args, n, server, "idle"))
+            open_still = sum(1 for s in idle_socks if not s.task.done())
+            result["idle_still_open"] = open_still
+            result["memory_kib"]["end"] = server.memory()
+            await asyncio.gather(*(s.close() for s in idle_socks), return_exceptions=True)
+            await asyncio.gather(*(p.close() for p in [*pairs, *bare]))
+        return result
+    finally:
+        server.stop()
+
+
+# ---- 3. scale-out ---------------------------------------------------------------------
+
+
+async def scale_config(env: dict, processes: int, args) -> dict:
+    n = args.scale_n
+    rows = make_matches(env, n)
+    servers = [
+        BenchServer(env, name=f"bench-scale{processes}-{i}").start() for i in range(processes)
+    ]
+    rng = random.Random(args.seed + processes)
+    try:
+        await asyncio.sleep(1.0)
+        targets = [load.Target(s.port) for s in servers]
+        split = {1: targets[0], 2: targets[-1]}  # seat 1 on the first process, seat 2 on the last
+        result = {"processes": processes, "n": n}
+        async with load.Client() as client:
+            pairs = [load.MatchPair(client, row, split, rng) for row in rows]
+            await load.open_all(pairs, lambda p: p.open(args.spectators))
+            await asyncio.sleep(1.0)
+            rate = offered_rate(args, n)
+            progress(f"  {processes} process(es): open loop at {rate:g} moves/s")
+            result["moves"] = load.moves_result(
+                *await load.open_loop(pairs, rate, args.duration, args.warmup)
+            )
+            result["moves"]["offered_per_s"] = rate
+            progress(f"    {describe(result['moves'])}, late {result['moves']['late']}")
+            merged = await load.interleaved(
+                {
+                    "moves_max": lambda d, w: load.closed_loop(pairs, d, w),
+                    "get": lambda d, w: load.get_loop(client, targets, n, d, w),
+                },
+                args.closed,
+                1.0,
+                args.segments,
+            )
+            result["moves_max"] = load.moves_result(*merged["moves_max"])
+            result["get"] = load.requests_result(*merged["get"], workers=n)
+            progress(f"    closed loop: {describe(result['moves_max'])}")
+            progress(f"    bare GET: {describe(result['get'], 'requests')}")
+            await asyncio.gather(*(p.close() for p in pairs))
+        return result
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def scale_run(args) -> dict:
+    problem = services_problem()
+    if problem:
+        progress(f"Scale-out skipped: {problem}")
+        return {"skipped": problem}
+    progress(f"Scale-out: PostgreSQL + Redis, {args.scale_n} matches, one process then two")
+    with PostgresDatabase() as db:
+        env = bench_env(db.url, REDIS_URL)
+        run_module(env, "benchmarks.fixtures", "prepare")
+        result = {"database": "PostgreSQL (fresh database, dropped after)", "redis": REDIS_URL}
+        result["one"] = asyncio.run(scale_config(env, 1, args))
+        result["two"] = asyncio.run(scale_config(env, 2, args))
+    return result
+
+
+# ---- 4. length ------------------------------------------------------------------------
+
+
+def length_run(args, tmp: Path) -> dict:
+    progress(f"Length: one Last Bit Standing match to {args.plies:,} plies through the write path")
+    env = bench_env(f"sqlite:///{tmp / 'length.sqlite3'}")
+    run_module(env, "benchmarks.fixtures", "prepare")
+    out = tmp / "length.json"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.length",
+            "--plies",
+            str(args.plies),
+            "--edge",
+            str(args.edge),
+            "--out",
+            str(out),
+        ],
+        cwd=HERE.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in proc.stdout:
+        progress(line.rstrip())
+    if proc.wait() != 0:
+        raise RuntimeError("benchmarks.length failed")
+    result = json.loads(out.read_text())
+    progress(
+        f"  per move: first {args.edge:,} {result['first_ms']['total']:.2f} ms, last {args.edge:,} "
+        f"{result['last_ms']['total']:.2f} ms (ratio {result['ratio']:.2f}; CPU time "
+        f"{result['first_ms']['cpu']:.2f} and {result['last_ms']['cpu']:.2f} ms, "
+        f"ratio {result['cpu_ratio']:.2f})"
+    )
+    return result
+
+
+def analysis_run(args) -> dict:
+    progress("Rules-only analysis times (benchmarks.analysis)")
+    from benchmarks import analysis
+
+    rows = analysis.run(quick=args.tiny)
+    text = analysis.table(rows)
+    print(text, flush=True)
+    return {"rows": rows, "table": text}
+
+
+# ---- main -----------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    raise_fd_limit()
+    RAW.mkdir(parents=True, exist_ok=True)
+    started = datetime.now(UTC)
+    results: dict = {
+        "started": started.isoformat(timespec="seconds"),
+        "tiny": args.tiny,
+        "machine": machine(),
+        "config": {k: v for k, v in vars(args).items() if k != "ns"} | {"ns": args.ns},
+        "load": {},
+    }
+    m = results["machine"]
+    progress(
+        f"bitsite benchmark{' (tiny)' if args.tiny else ''}: {m.get('nproc')} cores "
+        f"({m.get('cpu', '?')}), {m.get('memory_gib', '?')} GiB; the load generator runs here "
+        "too and shares those cores"
+    )
+    with tempfile.TemporaryDirectory(prefix="bitsite-bench-") as tmpdir:
+        tmp = Path(tmpdir)
+        env = bench_env(f"sqlite:///{tmp / 'bench.sqlite3'}")
+        progress("Preparing a fresh SQLite database (migrate, bare table)")
+        run_module(env, "benchmarks.fixtures", "prepare")
+        for n in args.ns:
+            results["load"][str(n)] = asyncio.run(load_run(env, n, args))
+            busy(results, f"N = {n}")
+        if not args.skip_idle:
+            results["idle"] = asyncio.run(idle_run(env, args))
+            busy(results, "idle sockets")
+        if not args.skip_scale:
+            results["scale"] = scale_run(args)
+            busy(results, "scale-out")
+        if not args.skip_length:
+            results["length"] = length_run(args, tmp)
+            busy(results, "length")
+    if not args.skip_analysis:
+        results["analysis"] = analysis_run(args)
+        busy(results, "analysis")
+    results["seconds"] = time.monotonic() - T0
+    results["targets"] = report.targets(results)
+
+    stamp = started.strftime("%Y%m%dT%H%M%SZ")
+    name = "tiny" if args.tiny else "full"
+    raw_path = RAW / f"{name}-{stamp}.json"
+    raw_path.write_text(json.dumps(results, indent=1, default=str))
+    print()
+    print(report.table(results), flush=True)
+    if args.tiny:
+        report.write(
+            results, RAW / "tiny-latest.json", RAW / "tiny-latest.md", RAW / "tiny-latency.png"
+        )
+        problems = report.sanity(results)
+        if problems:
+            print("\nThe tiny benchmark is not sane:", *problems, sep="\n  ", flush=True)
+            return 1
+        progress(f"The tiny benchmark ran and its numbers are sane ({raw_path.name})")
+        return 0
+    report.write(results, RESULTS / "latest.json", RESULTS / "latest.md", RESULTS / "latency.png")
+    progress(f"Wrote {RESULTS / 'latest.json'}, latest.md, latency.png and {raw_path.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

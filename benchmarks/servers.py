@@ -1,0 +1,137 @@
+"""Servers and services for the benchmark: daphne as `make run` starts it, less its access log.
+
+Reuses tests.servers (free port, wait for the port, TERM-then-KILL stop). Daphne
+writes an access log to stdout unless started with ``-v 0`` (its default
+verbosity 1 turns it on), so the benchmark's server passes ``-v 0``: the issue
+asks for the access log off.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from tests.servers import ROOT, DaphneServer, server_env, wait_for_port
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/13"  # a database index the tests do not use
+
+
+class BenchServer(DaphneServer):
+    """One daphne process with debug off, the access log off, and the bare baseline on."""
+
+    def start(self) -> BenchServer:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 (the child process writes to it)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-v",
+                "0",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "bitsite.asgi:application",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()
+        wait_for_port(self.port, proc=self.proc)
+        return self
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def memory(self) -> dict[str, int]:
+        """VmRSS and VmHWM (peak RSS) in KiB, from /proc."""
+        out = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                out[name] = int(value.split()[0])
+        return out
+
+
+def bench_env(database_url: str, redis_url: str = "") -> dict[str, str]:
+    env = server_env(database_url, BITSITE_BENCHMARK="1", DJANGO_LOG_LEVEL="WARNING")
+    env.pop("REDIS_URL", None)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+def run_module(env: dict[str, str], module: str, *args: str) -> str:
+    """Run ``python -m module args`` with ``env``; its stdout, or an error with its stderr."""
+    proc = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{module} {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+# ---- PostgreSQL and Redis for the scale-out run -------------------------------------------
+
+
+def services_problem() -> str:
+    """Why PostgreSQL or Redis cannot be used, or "" if both answer."""
+    for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2):
+                pass
+        except OSError as error:
+            return f"{name} does not answer on 127.0.0.1:{port} ({error})"
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, connect_timeout=3, autocommit=True) as conn:
+            conn.execute("SELECT 1")
+    except Exception as error:
+        return f"PostgreSQL refused user postgres at 127.0.0.1:5432 ({error})"
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL, socket_timeout=2).ping()
+    except Exception as error:
+        return f"Redis did not answer PING ({error})"
+    return ""
+
+
+class PostgresDatabase:
+    """A fresh database for one run, dropped at the end."""
+
+    def __init__(self):
+        self.name = f"bitsite_bench_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+
+    @property
+    def url(self) -> str:
+        return f"postgres://postgres@127.0.0.1:5432/{self.name}"
+
+    def __enter__(self) -> PostgresDatabase:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{self.name}"')
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
