@@ -20,7 +20,7 @@ RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
 # Tests run with debug off and a throwaway key; DATABASE_URL and REDIS_URL
 # pass through (unset: SQLite and the in-process layer).
 TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-bitsite \
-	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver
+	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver DJANGO_STATIC_ROOT=$(CURDIR)/.test-static
 
 .PHONY: run test lint bench bench-ci scale setup clean superuser
 

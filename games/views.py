@@ -200,10 +200,8 @@ def rematch(request, public_id):
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=refusal.status)
     play.computer_move(new.public_id)
-    if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = new.get_absolute_url()
-        return response
+    if request.htmx:  # the board now links the rematch, and site.js follows it
+        return _board(request, match)
     return _see_other(new.get_absolute_url())
 
 

@@ -29,12 +29,17 @@ def services_configured() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked ``services`` need PostgreSQL and Redis.
+    """Browser tests run last; tests marked ``services`` need PostgreSQL and Redis.
+
+    Playwright's sync API keeps an event loop in the main thread for the rest of
+    the session, so the asyncio tests (consumers) must run before the first
+    browser test.
 
     Without DATABASE_URL/REDIS_URL they skip with a reason on a laptop; under CI
     they are deselected from the plain run (CI runs them in its services run),
     so nothing is ever skipped in CI.
     """
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
     if services_configured():
         return
     services = [item for item in items if item.get_closest_marker("services")]

@@ -299,11 +299,12 @@ def test_resign_and_rematch_through_the_views():
     assert "You lose" in response.content.decode()
     assert "Rematch" in response.content.decode()
     response = c2.post(f"/m/{match.public_id}/rematch", **HTMX)
-    assert response.status_code == 204
+    assert response.status_code == 200
     match.refresh_from_db()
-    assert response["HX-Redirect"] == f"/m/{match.rematch.public_id}/"
+    rematch_url = f"/m/{match.rematch.public_id}/"
+    assert f'href="{rematch_url}" id="rematch-link" data-follow' in response.content.decode()
     # Both players hold their seats in the rematch, and Player 1 is now seat 2.
-    page = c2.get(response["HX-Redirect"]).content.decode()
+    page = c2.get(rematch_url).content.decode()
     assert "Your turn" in page
     page = c1.get(f"/m/{match.public_id}/").content.decode()
     assert "Go to the rematch" in page

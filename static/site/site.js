@@ -59,13 +59,23 @@
     shownVersion = version(document.getElementById("board"));
   });
 
+  // A finished match whose rematch has started takes its players there, once,
+  // whether the news came in the answer to their own click or in a push.
+  var leaving = false;
+  function followRematch() {
+    var follow = document.querySelector("#rematch-link[data-follow]");
+    if (follow && !hadRematch && !leaving) {
+      leaving = true;
+      window.location.assign(follow.getAttribute("href"));
+    }
+  }
+  document.addEventListener("htmx:afterSwap", followRematch);
+
   document.addEventListener("htmx:wsAfterMessage", function () {
     // A message about an earlier board goes once the board moves on.
     var notice = document.getElementById("notice");
     if (notice && version(document.getElementById("board")) > shownVersion) notice.textContent = "";
-    // A finished match whose rematch has started takes its players there.
-    var follow = document.querySelector("#rematch-link[data-follow]");
-    if (follow && !hadRematch) window.location.assign(follow.getAttribute("href"));
+    followRematch();
   });
 
   document.addEventListener("htmx:beforeSwap", function (e) {
