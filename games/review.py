@@ -191,16 +191,7 @@ def summary_plies(match: Match) -> range:
 
 def position_text(game, pos: Position) -> str:
     """A position the way its book's samples print it, on one line (for the admin's log)."""
-    slug = game.slug
-    if slug == "last-bit-standing":
-        return f"{pos.binary} (decimal {pos.decimal})"
-    if slug == "last-digit-standing":
-        return "remaining: " + (" ".join(map(str, pos.remaining)) or "none")
-    if slug == "bit-flip-divisor":
-        return f"{pos.bits} (decimal {pos.value})"
-    if slug == "bitwise-battle":
-        return f"{pos.bits} (decimal {pos.value})" if pos.bits else "(empty)"
-    return pos.bits
+    return game.notation(pos)
 
 
 @dataclass(frozen=True)

@@ -275,6 +275,10 @@ class Game:
             raise GameOver(f"The game is over: {pos.result.reason}")
         return dataclasses.replace(pos, result=Outcome(other(player), f"Player {player} resigned."))
 
+    def notation(self, pos: Position) -> str:
+        """The position on one line, the way its book's samples print it."""
+        return pos.bits
+
     def canonical(self, pos: Position, move: str) -> str:
         """The move text as the log stores it (e.g. "5 4" -> "4 5")."""
         return move.strip()

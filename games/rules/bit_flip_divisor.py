@@ -55,6 +55,9 @@ class BitFlipDivisor(Game):
     def initial(self, *, divisor: int) -> BitFlipDivisorPosition:
         return BitFlipDivisorPosition(divisor=divisor)
 
+    def notation(self, pos: BitFlipDivisorPosition) -> str:
+        return f"{pos.bits} (decimal {pos.value})"
+
     def moves(self, pos: BitFlipDivisorPosition) -> list[str]:
         return [str(i) for i in pos.zeros]
 

@@ -134,6 +134,9 @@ class BitwiseBattle(Game):
     def initial(self, *, condition: str, target: int, max_length: int) -> BitwiseBattlePosition:
         return BitwiseBattlePosition(condition=condition, target=target, max_length=max_length)
 
+    def notation(self, pos: BitwiseBattlePosition) -> str:
+        return f"{pos.bits} (decimal {pos.value})" if pos.bits else "(empty)"
+
     def moves(self, pos: BitwiseBattlePosition) -> list[str]:
         return ["0", "1"]
 

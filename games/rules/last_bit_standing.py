@@ -100,6 +100,9 @@ class LastBitStanding(Game):
     def initial(self) -> LastBitPosition:
         return LastBitPosition()
 
+    def notation(self, pos: LastBitPosition) -> str:
+        return f"{pos.binary} (decimal {pos.decimal})"
+
     def moves(self, pos: LastBitPosition) -> list[str]:
         return ["0", "1"]
 

@@ -69,6 +69,9 @@ class LastDigitStanding(Game):
     def initial(self, *, highest: int) -> LastDigitPosition:
         return LastDigitPosition(highest=highest, remaining=tuple(range(1, highest + 1)))
 
+    def notation(self, pos: LastDigitPosition) -> str:
+        return "remaining: " + (" ".join(map(str, pos.remaining)) or "none")
+
     def moves(self, pos: LastDigitPosition) -> list[str]:
         return [str(d) for d in allowed(pos.remaining, pos.last)]
 

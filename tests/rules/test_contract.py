@@ -96,3 +96,21 @@ def test_no_rules_source_mentions_django_or_channels_imports():
     pattern = re.compile(r"^\s*(from|import)\s+(django|channels)\b", re.MULTILINE)
     for path in sources:
         assert not pattern.search(path.read_text()), path
+
+
+def test_notation_prints_each_position_as_its_book_does():
+    from games.rules import get_game
+
+    def after(slug, *moves, **options):
+        game = get_game(slug)
+        pos = game.start(**options)
+        for move in moves:
+            pos = game.play(pos, move)
+        return game.notation(pos)
+
+    assert after("last-bit-standing", "0", "1") == "101 (decimal 5)"
+    assert after("bitwise-battle") == "(empty)"
+    assert after("bitwise-battle", "1", "0", "1") == "101 (decimal 5)"
+    assert after("bit-flip", "3", "5 6") == "00101100"
+    assert after("bit-flip-divisor", "8", "7") == "00000011 (decimal 3)"
+    assert after("last-digit-standing", "3", "6") == "remaining: 1 2 4 5 7 8 9"
