@@ -31,7 +31,3 @@ def match_changed(public_id: str, version: int) -> None:
         )
     except Exception:
         log.exception("could not push match %s version %s", public_id, version)
-
-
-def presence_changed(public_id: str) -> dict:
-    return {"type": "presence.changed"}

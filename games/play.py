@@ -54,7 +54,7 @@ class Actor:
 def clean_name(text: str) -> str:
     """A display name as typed: printable characters only, at most 40."""
     text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C")
-    return " ".join(text.split())[:40]
+    return " ".join(text.split())[:40].rstrip()
 
 
 def _locked(public_id: str) -> Match:
