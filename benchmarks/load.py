@@ -453,7 +453,12 @@ async def open_loop(pairs, rate: float, duration: float, warmup: float):
 
 
 async def closed_loop(pairs, duration: float, warmup: float):
-    """Every pair moves again as soon as its previous move's push has arrived."""
+    """Every pair moves again as soon as its previous move's push has arrived.
+
+    With many pairs a move can take longer than the window, so the window counts the
+    moves whose push *arrived* in it (the server's completions); no new move starts
+    after it, and the moves still in flight are waited for (the next run needs them done).
+    """
     start = now()
     measured_from = start + warmup
     measured_to = measured_from + duration
@@ -465,7 +470,12 @@ async def closed_loop(pairs, duration: float, warmup: float):
             outcomes.append(await pair.move(t))
 
     await asyncio.gather(*(run(p) for p in pairs))
-    return _window(outcomes, measured_from, measured_to)
+    inside = [
+        o
+        for o in outcomes
+        if measured_from <= (o.arrived if o.arrived is not None else o.sent) < measured_to
+    ]
+    return inside, duration
 
 
 async def get_loop(
@@ -478,7 +488,7 @@ async def get_loop(
 ):
     """Closed-loop GETs by ``workers`` concurrent clients, spread over the targets.
 
-    Returns the (latency, error) of each request sent after the warm-up, and the window.
+    Returns the (latency, error) of each request completed in the window, and its length.
     """
     start = now()
     measured_from = start + warmup
@@ -498,11 +508,12 @@ async def get_loop(
                     error = "" if r.status == 200 else f"HTTP {r.status}"
             except Exception as exc:
                 error = type(exc).__name__
-            if t >= measured_from:
-                samples.append((now() - t, error))
+            done = now()
+            if measured_from <= done < measured_to:  # completions in the window, as above
+                samples.append((done - t, error))
 
     await asyncio.gather(*(run(i) for i in range(workers)))
-    return samples, max(now() - measured_from, 1e-9)
+    return samples, duration
 
 
 def requests_result(samples: list[tuple[float, str]], seconds: float, workers: int) -> dict:

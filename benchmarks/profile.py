@@ -68,6 +68,7 @@ WHO = (
 WHAT = (
     ("get_new_connection", "opening and closing DB connections"),
     ("init_connection_state", "opening and closing DB connections"),
+    ("sqlite3/_functions.py", "opening and closing DB connections"),
     ("BaseDatabaseWrapper._close", "opening and closing DB connections"),
     ("BaseDatabaseWrapper.close ", "opening and closing DB connections"),
     ("SQLiteCursorWrapper.execute", "running SQL"),

@@ -15,6 +15,12 @@ TARGETS = {
 }
 
 
+PROFILE_NOTE = (
+    "200 samples/s of every server thread not waiting on I/O or a lock; a thread waiting "
+    "for the GIL counts as busy"
+)
+
+
 def _ratio(a, b) -> float:
     try:
         return a / b if b else math.nan
@@ -299,7 +305,8 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
         out.append(
             (
                 f"Scale-out, PostgreSQL + Redis, N = {scale['one']['n']}, each match's players "
-                "split across the processes",
+                "split across the processes; max = closed loop with "
+                f"{scale['one'].get('clients', scale['one']['n'])} clients",
                 _grid(
                     [
                         "",
@@ -348,24 +355,33 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
             )
         )
     ref = reference_n(results)
-    profiled = ref and results["load"][ref]["moves"].get("profile")
-    if profiled:
-        run = results["load"][ref]
+    run = results["load"][ref] if ref else {}
+    ours_prof = run.get("moves", {}).get("profile")
+    bare_prof = run.get("baseline", {}).get("profile")
+    if ours_prof and bare_prof:
         rows = []
-        for name in ("moves", "baseline"):
-            prof = run[name].get("profile")
-            if not prof:
-                continue
-            label = "our move" if name == "moves" else "bare insert + send"
-            for key in ("who", "what"):
-                shares = ", ".join(f"{k} {100 * v:.0f}%" for k, v in prof[key].items() if v >= 0.02)
-                rows.append([label, "whose work" if key == "who" else "what work", shares])
-        busy = {n: run[n]["profile"]["busy_samples"] for n in ("moves", "baseline")}
+        for key, by in (("who", "whose work"), ("what", "what work")):
+            names = list(dict.fromkeys([*ours_prof[key], *bare_prof[key]]))
+            for name in names:
+                ours_ms = ours_prof[key].get(name, 0.0) * ours_prof["busy_ms_per_move"]
+                bare_ms = bare_prof[key].get(name, 0.0) * bare_prof["busy_ms_per_move"]
+                if max(ours_ms, bare_ms) < 0.1:
+                    continue
+                rows.append([by, name, _f(ours_ms, 1), _f(bare_ms, 1)])
+            by_total = "all"
+            rows.append(
+                [
+                    by_total,
+                    "",
+                    _f(ours_prof["busy_ms_per_move"], 1),
+                    _f(bare_prof["busy_ms_per_move"], 1),
+                ]
+            )
         out.append(
             (
-                f"Profile of the server (py-spy, N = {ref}, same schedule): busy samples "
-                f"{busy['moves']:,} for our moves, {busy['baseline']:,} for the baseline",
-                _grid(["run", "by", "share of the busy samples"], rows, markdown),
+                f"Profile of the server (py-spy, {PROFILE_NOTE}), N = {ref}, same schedule: "
+                "busy thread time per move, ms",
+                _grid(["by", "", "our move", "bare insert + send"], rows, markdown),
             )
         )
     analysis = results.get("analysis")
@@ -564,3 +580,103 @@ def sanity(results: dict) -> list[str]:
     if analysis is not None and not analysis.get("rows"):
         problems.append("analysis: no rows")
     return problems
+
+
+# ---- the README's figures ------------------------------------------------------------------
+
+README_START = "<!-- bench:figures:start (written by make bench) -->"
+README_END = "<!-- bench:figures:end -->"
+
+
+def readme_figures(results: dict) -> str:
+    """The block of figures the README shows: machine, latency and throughput, targets."""
+    m = results["machine"]
+    loads = results.get("load_average") or []
+    peak_load = max((one for _, one, _ in loads), default=math.nan)
+    lines = [
+        f"Latest run: {results['started']}, {results['seconds'] / 60:.0f} minutes, on "
+        f"{m.get('nproc')} cores ({m.get('cpu', '?')}, KVM guest) with {m.get('memory_gib')} GiB; "
+        f"Python {m['python']}. The load generator ran on the same 2 cores, and the machine "
+        f"is shared: its load average reached {_f(peak_load)} during the run.",
+        "",
+    ]
+    rows = []
+    for n, run in results.get("load", {}).items():
+        mv, bl = run["moves"], run["baseline"]
+        r = latency_ratios(run)
+        rows.append(
+            [
+                n,
+                _f(mv["offered_per_s"], 0),
+                " / ".join(_f(mv[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max")),
+                " / ".join(_f(bl[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max")),
+                f"{_f(r['p50'], 1)}x / {_f(r['p99'], 1)}x",
+                _f(run["moves_max"]["moves_per_s"]),
+                _f(run["get"]["requests_per_s"]),
+                str(
+                    mv["errors"]
+                    + bl["errors"]
+                    + run["moves_max"]["errors"]
+                    + run["baseline_max"]["errors"]
+                    + run["get"]["errors"]
+                ),
+            ]
+        )
+    lines += [
+        _grid(
+            [
+                "N matches",
+                "moves/s offered",
+                "our move p50 / p95 / p99 / max, ms",
+                "bare insert + send, same",
+                "ratio p50 / p99",
+                "our moves/s, max",
+                "bare GET/s, same clients",
+                "errors",
+            ],
+            rows,
+            markdown=True,
+        ),
+        "",
+    ]
+    idle = results.get("idle")
+    if idle:
+        lines.append(
+            f"Memory: {_f(idle['kib_per_idle_socket'])} KiB of server RSS per idle match "
+            f"websocket ({idle['idle']:,} opened on one process, which then held "
+            f"{_f(idle['memory_kib']['after']['VmRSS'] / 1024, 0)} MiB)."
+        )
+        lines.append("")
+    rows = []
+    for key, t in results.get("targets", {}).items():
+        if t.get("skipped"):
+            rows.append([t["target"], "skipped: " + t["skipped"], "not measured"])
+            continue
+        if "p50_ratio" in t:
+            figure = f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x"
+        elif key == "length":
+            figure = f"{_f(t['ratio'], 2)}x in CPU time per move ({_f(t['wall_ratio'], 2)}x wall)"
+        elif key == "throughput":
+            figure = f"{_f(t['moves_per_s'])} / {_f(t['get_per_s'])} = {_f(t['ratio'], 2)}x"
+        elif key == "scale":
+            figure = (
+                f"{_f(t['two_per_s'])} / {_f(t['one_per_s'])} = {_f(t['ratio'], 2)}x "
+                f"(bare GET: {_f(t['get_ratio'], 2)}x)"
+            )
+        else:
+            figure = f"{_f(t['ratio'], 2)}x"
+        rows.append([t["target"], figure, "met" if t["met"] else "**missed**"])
+    lines += [_grid(["target", "this run", ""], rows, markdown=True), ""]
+    lines.append("![latency](benchmarks/results/latency.png)")
+    return "\n".join(lines)
+
+
+def update_readme(results: dict, path: Path) -> bool:
+    """Replace the figures between the README's markers; False if it has no markers."""
+    text = path.read_text()
+    if README_START not in text or README_END not in text:
+        return False
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{readme_figures(results)}\n{README_END}{tail}")
+    return True

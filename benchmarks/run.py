@@ -57,6 +57,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 RAW = RESULTS / "raw"
 T0 = time.monotonic()
+PROFILE_HZ = 200
 
 
 def progress(message: str) -> None:
@@ -74,7 +75,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--rate",
         type=float,
-        help="offered moves/s in the open loop (default 20: N = 100 is a move per match every 5 s)",
+        help="moves/s offered in the open loop (10: at N = 100, a move per match every 10 s)",
     )
     p.add_argument(
         "--min-interval",
@@ -89,6 +90,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--idle", type=int, help="idle websockets for the idle-socket run (2000)")
     p.add_argument("--idle-n", type=int, help="matches in play during the idle-socket run (100)")
     p.add_argument("--scale-n", type=int, help="matches for the scale-out run (100)")
+    p.add_argument(
+        "--scale-clients",
+        type=int,
+        default=40,
+        help="concurrent clients of the scale-out throughput runs (40: PostgreSQL's default "
+        "max_connections is 100, and each request in flight holds a connection)",
+    )
     p.add_argument("--plies", type=int, help="plies of the long match (100000)")
     p.add_argument(
         "--edge", type=int, help="plies timed at each end of the long match (1000; tiny 200)"
@@ -106,25 +114,35 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--segments",
         type=int,
-        help="turns in which ours and the baseline alternate (default 3; tiny 1)",
+        help="turns in which ours and the baseline alternate (default 4; tiny 1)",
+    )
+    p.add_argument(
+        "--closed-segments", type=int, help="the same for the throughput runs (default 2)"
     )
     p.add_argument("--profile-n", type=int, default=100, help="the N that --profile records")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--report",
+        metavar="RAW_JSON",
+        help="run nothing: write the table, latest.*, the chart and the README's figures "
+        "again from a full run's raw JSON",
+    )
     args = p.parse_args(argv)
     tiny = args.tiny
     defaults = {
         "n": "2" if tiny else "1,100,500",
-        "rate": 20.0,
-        "duration": 3.0 if tiny else 30.0,
+        "rate": 10.0,
+        "duration": 3.0 if tiny else 40.0,
         "warmup": 1.0 if tiny else 3.0,
-        "closed": 2.0 if tiny else 10.0,
+        "closed": 2.0 if tiny else 12.0,
         "idle": 20 if tiny else 2000,
         "idle_n": 2 if tiny else 100,
         "scale_n": 2 if tiny else 100,
         "plies": 2000 if tiny else 100_000,
         "edge": 200 if tiny else 1000,
         "profile": not tiny,
-        "segments": 1 if tiny else 3,
+        "segments": 1 if tiny else 4,
+        "closed_segments": 1 if tiny else 2,
     }
     for key, value in defaults.items():
         if getattr(args, key) is None:
@@ -208,7 +226,7 @@ class Profiler:
                     "--duration",
                     str(max(1, int(seconds))),
                     "--rate",
-                    "200",
+                    str(PROFILE_HZ),
                     "--format",
                     "raw",
                     "--threads",
@@ -258,17 +276,22 @@ async def moves_and_baseline(pairs, bare, args, n, server, tag) -> dict:
     progress(f"    bare: {describe(out['baseline'])}, late {out['baseline']['late']}")
     if args.profile and n == args.profile_n and tag.startswith("n"):
         out["profiles"] = {}
-        seconds = min(args.duration, 15.0)
+        seconds = int(min(args.duration, 15.0))
         for name, pairs_ in (("moves", pairs), ("baseline", bare)):
-            spy = Profiler(True, server.pid, f"{tag}-{name}", seconds + 1)
-            await load.open_loop(pairs_, rate, seconds, 1.0)
+            spy = Profiler(True, server.pid, f"{tag}-{name}", seconds)
+            await load.open_loop(pairs_, rate, seconds, 0.0)
             path = spy.finish()
             out["profiles"][name] = path
             if path:
                 who, what, busy = profile.categories(profile.load(Path(path)))
+                # Samples at 200 Hz of every thread not waiting on I/O or a lock, per move
+                # (the open loop offers ``rate`` moves a second while py-spy records).
+                per_move_ms = busy / PROFILE_HZ * 1000 / (rate * seconds)
                 out[name]["profile"] = {
                     "file": path,
                     "busy_samples": busy,
+                    "seconds": seconds,
+                    "busy_ms_per_move": per_move_ms,
                     "who": who,
                     "what": what,
                 }
@@ -299,7 +322,7 @@ async def load_run(env: dict, n: int, args) -> dict:
 
             progress(
                 f"  throughput, closed loop, {n} clients: our moves, bare inserts, bare GETs, "
-                f"{args.closed:g} s each in {args.segments} turns"
+                f"{args.closed:g} s each in {args.closed_segments} turns"
             )
             merged = await load.interleaved(
                 {
@@ -309,7 +332,7 @@ async def load_run(env: dict, n: int, args) -> dict:
                 },
                 args.closed,
                 1.0,
-                args.segments,
+                args.closed_segments,
             )
             for name in ("moves_max", "baseline_max"):
                 result[name] = load.moves_result(*merged[name])
@@ -412,17 +435,20 @@ async def scale_config(env: dict, processes: int, args) -> dict:
             )
             result["moves"]["offered_per_s"] = rate
             progress(f"    {describe(result['moves'])}, late {result['moves']['late']}")
+            clients = min(n, args.scale_clients)
+            progress(f"    throughput: closed loop, {clients} clients")
             merged = await load.interleaved(
                 {
-                    "moves_max": lambda d, w: load.closed_loop(pairs, d, w),
-                    "get": lambda d, w: load.get_loop(client, targets, n, d, w),
+                    "moves_max": lambda d, w: load.closed_loop(pairs[:clients], d, w),
+                    "get": lambda d, w: load.get_loop(client, targets, clients, d, w),
                 },
                 args.closed,
                 1.0,
-                args.segments,
+                args.closed_segments,
             )
             result["moves_max"] = load.moves_result(*merged["moves_max"])
-            result["get"] = load.requests_result(*merged["get"], workers=n)
+            result["get"] = load.requests_result(*merged["get"], workers=clients)
+            result["clients"] = clients
             progress(f"    closed loop: {describe(result['moves_max'])}")
             progress(f"    bare GET: {describe(result['get'], 'requests')}")
             await asyncio.gather(*(p.close() for p in pairs))
@@ -501,6 +527,12 @@ def analysis_run(args) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.report:
+        results = json.loads(Path(args.report).read_text())
+        results["targets"] = report.targets(results)
+        print(report.table(results), flush=True)
+        publish(results)
+        return 0
     raise_fd_limit()
     RAW.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC)
@@ -556,9 +588,16 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         progress(f"The tiny benchmark ran and its numbers are sane ({raw_path.name})")
         return 0
-    report.write(results, RESULTS / "latest.json", RESULTS / "latest.md", RESULTS / "latency.png")
-    progress(f"Wrote {RESULTS / 'latest.json'}, latest.md, latency.png and {raw_path.name}")
+    publish(results)
     return 0
+
+
+def publish(results: dict) -> None:
+    """The full run's outputs: latest.json, latest.md, latency.png and the README's figures."""
+    report.write(results, RESULTS / "latest.json", RESULTS / "latest.md", RESULTS / "latency.png")
+    progress(f"Wrote {RESULTS / 'latest.json'}, latest.md and latency.png")
+    if report.update_readme(results, HERE.parent / "README.md"):
+        progress("Updated the figures in README.md (Performance)")
 
 
 if __name__ == "__main__":
