@@ -355,10 +355,21 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
             )
         )
     ref = reference_n(results)
-    run = results["load"][ref] if ref else {}
-    ours_prof = run.get("moves", {}).get("profile")
-    bare_prof = run.get("baseline", {}).get("profile")
-    if ours_prof and bare_prof:
+    runs = []
+    if ref:
+        runs.append((f"N = {ref}", results["load"][ref]))
+    if results.get("idle"):
+        runs.append(
+            (
+                f"N = {results['idle']['n']} with {results['idle']['idle']:,} idle sockets",
+                results["idle"],
+            )
+        )
+    for label, run in runs:
+        ours_prof = run.get("moves", {}).get("profile")
+        bare_prof = run.get("baseline", {}).get("profile")
+        if not (ours_prof and bare_prof):
+            continue
         rows = []
         for key, by in (("who", "whose work"), ("what", "what work")):
             names = list(dict.fromkeys([*ours_prof[key], *bare_prof[key]]))
@@ -368,10 +379,9 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 if max(ours_ms, bare_ms) < 0.1:
                     continue
                 rows.append([by, name, _f(ours_ms, 1), _f(bare_ms, 1)])
-            by_total = "all"
             rows.append(
                 [
-                    by_total,
+                    "all",
                     "",
                     _f(ours_prof["busy_ms_per_move"], 1),
                     _f(bare_prof["busy_ms_per_move"], 1),
@@ -379,7 +389,7 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
             )
         out.append(
             (
-                f"Profile of the server (py-spy, {PROFILE_NOTE}), N = {ref}, same schedule: "
+                f"Profile of the server (py-spy, {PROFILE_NOTE}), {label}, same schedule: "
                 "busy thread time per move, ms",
                 _grid(["by", "", "our move", "bare insert + send"], rows, markdown),
             )
@@ -487,6 +497,8 @@ def chart(results: dict, path: Path) -> None:
         )
     left.set_yscale("log")
     left.set_xlim(-0.5, len(ns) - 0.5)
+    low, high = left.get_ylim()
+    left.set_ylim(low, high * 4)  # room for the legend above the lines
     left.set_xticks(list(x), [f"N = {n}" for n in ns])
     left.set_ylabel("POST to opponent's push (ms, log scale)")
     rates = ", ".join(f"{_f(load[n]['moves']['offered_per_s'], 0)}" for n in ns)

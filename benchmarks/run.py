@@ -274,7 +274,7 @@ async def moves_and_baseline(pairs, bare, args, n, server, tag) -> dict:
         out[name]["offered_per_s"] = rate
     progress(f"    ours: {describe(out['moves'])}, late {out['moves']['late']}")
     progress(f"    bare: {describe(out['baseline'])}, late {out['baseline']['late']}")
-    if args.profile and n == args.profile_n and tag.startswith("n"):
+    if args.profile and n == args.profile_n:  # the N = 100 run, and the idle-socket run
         out["profiles"] = {}
         seconds = int(min(args.duration, 15.0))
         for name, pairs_ in (("moves", pairs), ("baseline", bare)):

@@ -1,0 +1,68 @@
+"""The benchmark's own checks (the tiny run in CI is its real guard: make bench-ci).
+
+The bare baseline must never be reachable unless BITSITE_BENCHMARK is on, and the
+tiny run's sanity check must catch a run that lost pushes or measured nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.conf import settings
+from django.urls import Resolver404, resolve
+
+from benchmarks import load, report
+from bitsite.routing import websocket_urlpatterns
+
+
+def test_the_bare_baseline_is_not_mounted_without_the_benchmark_setting():
+    assert not settings.BITSITE_BENCHMARK
+    for path in ("/bench/get", "/bench/insert/k"):
+        with pytest.raises(Resolver404):
+            resolve(path)
+    assert not [p for p in websocket_urlpatterns if "bench" in str(p.pattern)]
+
+
+def test_percentiles_interpolate_between_ranks():
+    ordered = [1.0, 2.0, 3.0, 4.0]
+    assert load.percentile(ordered, 50) == 2.5
+    assert load.percentile(ordered, 100) == 4.0
+    assert math.isnan(load.percentile([], 50))
+
+
+def _moves(**changes) -> dict:
+    result = load.moves_result(
+        [load.Outcome(scheduled=0.0, sent=0.0, arrived=0.02, answered=0.01)] * 10, 1.0
+    )
+    result.update(changes)
+    return result
+
+
+def _run() -> dict:
+    get = load.requests_result([(0.004, "")] * 50, 1.0, workers=2)
+    echo = {"round_trips": 5, "round_trips_per_s": 5.0, "errors": 0}
+    echo.update(p50_ms=0.5, p99_ms=0.9, max_ms=1.0)
+    return {
+        "moves": _moves(),
+        "baseline": _moves(),
+        "moves_max": _moves(),
+        "baseline_max": _moves(),
+        "get": get,
+        "echo": echo,
+        "memory_kib": {"end": {"VmHWM": 80_000}},
+    }
+
+
+def test_the_sanity_check_passes_a_sane_run_and_names_what_is_wrong():
+    assert report.sanity({"load": {"2": _run()}}) == []
+
+    lost = _run()
+    lost["moves"] = _moves(moves=8, sent=10)
+    assert any("pushes arrived" in p for p in report.sanity({"load": {"2": lost}}))
+
+    failed = _run()
+    failed["moves"] = _moves(errors=1, error_kinds=["HTTP 403"])
+    assert any("HTTP 403" in p for p in report.sanity({"load": {"2": failed}}))
+
+    assert report.sanity({"load": {}}) == ["no load run"]
