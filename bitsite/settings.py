@@ -115,6 +115,17 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # one per test run, so that two runs at once don't share it.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-db-{os.getpid()}.sqlite3")}
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Under ASGI every request runs in a thread of its own, so Django's persistent
+    # connections cannot be reused: a pool per process bounds the connections (two
+    # processes stay well under PostgreSQL's default max_connections of 100).
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": int(os.environ.get("DJANGO_DB_POOL_SIZE", "20")),
+        "timeout": 20,
+    }
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: Redis when REDIS_URL is set, else in-process (one server only).

@@ -42,7 +42,7 @@ HEARTBEAT = 30.0
 
 
 def _fresh_session(session):
-    """The viewer's session as it is now (a hints toggle may have changed it)."""
+    """The viewer's session as it is now (after a hints toggle)."""
     if session is None or not session.session_key:
         return session
     engine = import_module(settings.SESSION_ENGINE)
@@ -52,6 +52,7 @@ def _fresh_session(session):
 class MatchConsumer(AsyncWebsocketConsumer):
     match_id: int | None = None
     seat: int | None = None
+    viewer: boards.Viewer | None = None
 
     async def connect(self):
         self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
@@ -112,6 +113,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if event.get("channel") != self.channel_name:
             await self.send_board()
 
+    async def viewer_changed(self, event):
+        """Someone toggled hints: read this viewer's session again (it may be theirs)."""
+        await self._read_viewer(fresh=True)
+
     # ---- helpers ---------------------------------------------------------------------
 
     async def send_board(self):
@@ -126,19 +131,29 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match = Match.objects.filter(public_id=self.public_id).first()
         if match is None:
             return None
-        viewer = boards.viewer_from_session(self.scope.get("session"), match)
-        seats = viewer.seats - {match.computer_seat}
+        self.viewer = boards.viewer_from_session(self.scope.get("session"), match)
+        seats = self.viewer.seats - {match.computer_seat}
         # Presence matters between two browsers: a friend's match.
         seat = min(seats) if match.mode == Match.Mode.FRIEND and len(seats) == 1 else None
         return match.pk, seat
 
     @database_sync_to_async
+    def _read_viewer(self, fresh: bool):
+        match = Match.objects.filter(pk=self.match_id).first()
+        if match is not None:
+            session = self.scope.get("session")
+            self.viewer = boards.viewer_from_session(
+                _fresh_session(session) if fresh else session, match
+            )
+
+    @database_sync_to_async
     def _render(self):
+        """The board for this viewer, decided at connect (seats never change for a socket:
+        joining reloads the page)."""
         match = Match.objects.filter(pk=self.match_id).select_related("rematch").first()
         if match is None:
             return None
-        viewer = boards.viewer_from_session(_fresh_session(self.scope.get("session")), match)
-        return boards.render_board(match, viewer, share_url=self._share_url(match))
+        return boards.render_board(match, self.viewer, share_url=self._share_url(match))
 
     def _share_url(self, match) -> str:
         headers = dict(self.scope.get("headers") or [])

@@ -31,3 +31,14 @@ def match_changed(public_id: str, version: int) -> None:
         )
     except Exception:
         log.exception("could not push match %s version %s", public_id, version)
+
+
+def viewer_changed(public_id: str) -> None:
+    """A viewer's preferences changed (hints): the match's sockets read their sessions again."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group_name(public_id), {"type": "viewer.changed"})
+    except Exception:
+        log.exception("could not tell match %s that a viewer changed", public_id)

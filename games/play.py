@@ -4,8 +4,9 @@ Views, the computer player, tests and benchmarks all call these functions. Each
 change runs in one transaction that:
 
 1. guards the match row (``select_for_update`` on PostgreSQL; on SQLite the
-   ``BEGIN IMMEDIATE`` transaction holds the write lock, and a conditional
-   update on the ply plus the unique (match, ply) constraint back it up);
+   ``BEGIN IMMEDIATE`` transaction holds the write lock, taken in turn by this
+   process's writers; a conditional update on the ply plus the unique
+   (match, ply) constraint back both up);
 2. checks the seat, the turn and the ply the player saw;
 3. calls the rules;
 4. writes the Move row and the new position;
@@ -19,10 +20,12 @@ from __future__ import annotations
 
 import random
 import secrets as secrets_module
+import threading
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -55,6 +58,21 @@ def clean_name(text: str) -> str:
     """A display name as typed: printable characters only, at most 40."""
     text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C")
     return " ".join(text.split())[:40].rstrip()
+
+
+_sqlite_writers = threading.RLock()
+
+
+@contextmanager
+def _writing():
+    """One write transaction. SQLite takes one writer at a time; this process's writers
+    queue on a lock instead of polling SQLite's busy timeout (which collapses under load)."""
+    if connection.vendor == "sqlite":
+        with _sqlite_writers, transaction.atomic():
+            yield
+    else:
+        with transaction.atomic():
+            yield
 
 
 def _locked(public_id: str) -> Match:
@@ -122,7 +140,7 @@ def create_match(
 def join(public_id: str, *, token: str, name: str = "") -> Match:
     """Take seat 2 of a match waiting for its second player."""
     seat_hash = hash_secret(token)
-    with transaction.atomic():
+    with _writing():
         match = _locked(public_id)
         if match.seat1_secret == seat_hash:
             raise Refused("This is your own match: share its link with a friend.")
@@ -147,7 +165,7 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
 
 def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Match:
     """Apply a move for the player to move, if ``by`` holds that seat and saw this ply."""
-    with transaction.atomic():
+    with _writing():
         match = _locked(public_id)
         if match.status == Match.Status.FINISHED:
             raise Refused(f"The game is over. {match.reason}")
@@ -230,7 +248,7 @@ def resign(public_id: str, *, by: Actor) -> Match:
 
     Before anyone has joined, this cancels the match instead, with no winner.
     """
-    with transaction.atomic():
+    with _writing():
         match = _locked(public_id)
         if match.status == Match.Status.FINISHED:
             raise Refused(f"The game is over. {match.reason}")
@@ -268,7 +286,7 @@ def rematch(public_id: str, *, by: Actor) -> Match:
 
     Asking twice (or both players asking) gives the same rematch.
     """
-    with transaction.atomic():
+    with _writing():
         match = _locked(public_id)
         if match.status != Match.Status.FINISHED:
             raise Refused("A rematch can start once this game is over.")

@@ -13,7 +13,7 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 
-from games import play
+from games import live, play
 from games.boards import board_context, render_board, session_token, viewer_from_session
 from games.forms import NewMatchForm
 from games.models import Match
@@ -46,10 +46,22 @@ def _share_url(request, match: Match) -> str:
     return request.build_absolute_uri(match.get_absolute_url())
 
 
-def _board(request, match: Match, *, message: str = "", status: int = 200, level: str = "error"):
-    """The answer to an action: the board partial for htmx, else a redirect to the match."""
+def _board(
+    request,
+    match: Match,
+    *,
+    message: str = "",
+    status: int = 200,
+    level: str = "error",
+    fresh: bool = False,
+):
+    """The answer to an action: the board partial for htmx, else a redirect to the match.
+
+    ``fresh``: ``match`` is the row as the write path left it (no need to read it again).
+    """
     if request.htmx:
-        match.refresh_from_db()
+        if not fresh:
+            match.refresh_from_db()
         viewer = viewer_from_session(request.session, match)
         html = render_board(
             match,
@@ -166,12 +178,12 @@ def move(request, public_id):
             status=400,
         )
     try:
-        play.submit_move(public_id, by=_actor(request, match), text=text, ply=ply)
+        match = play.submit_move(public_id, by=_actor(request, match), text=text, ply=ply)
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=refusal.status)
     if not request.htmx:  # without JavaScript the page cannot ask for the computer's reply
         play.computer_move(public_id)
-    return _board(request, match)
+    return _board(request, match, fresh=True)
 
 
 @require_POST
@@ -218,6 +230,8 @@ def toggle_hints(request, public_id):
     hints = set(request.session.get("hints", []))
     hints ^= {public_id}
     request.session["hints"] = sorted(hints)[-200:]
+    request.session.save()  # before the page's socket reads it again
+    live.viewer_changed(public_id)
     return _board(request, match)
 
 

@@ -217,3 +217,25 @@ async def test_presence_is_written_on_connect_and_removed_on_disconnect():
     )()
     assert seats == [2]
     await player2.disconnect()
+
+
+async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
+    from django.test import Client
+
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
+    cookie = await session_cookie(t1)
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
+    communicator = WebsocketCommunicator(application, f"/ws/m/{match.public_id}/", headers=headers)
+    await communicator.connect()
+    assert 'id="hint-line"' not in await communicator.receive_from()
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    response = await database_sync_to_async(client.post)(
+        f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
+    )
+    assert 'id="hint-line"' in response.content.decode()
+    await database_sync_to_async(play.submit_move)(
+        match.public_id, by=actor(match, t1), text="1", ply=0
+    )
+    assert 'id="hint-line"' in await communicator.receive_from()
+    await communicator.disconnect()
