@@ -15,7 +15,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.servers import ROOT, DaphneServer, server_env, wait_for_port
+from tests.servers import ROOT, DaphneServer, server_env
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/13"  # a database index the tests do not use
@@ -24,30 +24,7 @@ REDIS_URL = "redis://127.0.0.1:6379/13"  # a database index the tests do not use
 class BenchServer(DaphneServer):
     """One daphne process with debug off, the access log off, and the bare baseline on."""
 
-    def start(self) -> BenchServer:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # noqa: SIM115 (the child process writes to it)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-v",
-                "0",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "bitsite.asgi:application",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        log.close()
-        wait_for_port(self.port, proc=self.proc)
-        return self
+    daphne_args = ("-v", "0")
 
     @property
     def pid(self) -> int:

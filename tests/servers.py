@@ -67,6 +67,8 @@ def stop_process(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 class DaphneServer:
     """One daphne process serving bitsite on 127.0.0.1."""
 
+    daphne_args: tuple[str, ...] = ()  # e.g. ("-v", "0"): no access log
+
     def __init__(self, env: dict[str, str], port: int | None = None, name: str = "daphne"):
         self.env = env
         self.port = port or free_port()
@@ -86,6 +88,7 @@ class DaphneServer:
                 sys.executable,
                 "-m",
                 "daphne",
+                *self.daphne_args,
                 "-b",
                 "127.0.0.1",
                 "-p",
