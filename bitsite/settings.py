@@ -97,7 +97,9 @@ SQLITE_PATH = BASE_DIR / "db.sqlite3"
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "0")),
+        # Kept open by the websocket consumers' one database thread; each HTTP request
+        # runs in a thread of its own under ASGI, so it opens its own either way.
+        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "600")),
         conn_health_checks=True,
     )
 }
@@ -134,7 +136,10 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # redis-py 8 times reads out after 5 s by default, but the layer's receive
+            # blocks in BZPOPMIN for 5 s: without a longer timeout every idle socket
+            # is torn down (django/channels_redis#422).
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
         }
     }
 else:

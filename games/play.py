@@ -190,11 +190,10 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
         except IllegalMove as error:
             raise Refused(str(error), status=422) from None
         move_text = game.canonical(position, text)
-        try:
-            with transaction.atomic():
-                Move.objects.create(
-                    match=match, ply=match.ply + 1, seat=seat, player=player, text=move_text
-                )
+        try:  # the unique (match, ply) constraint: a failed insert rolls the whole change back
+            Move.objects.create(
+                match=match, ply=match.ply + 1, seat=seat, player=player, text=move_text
+            )
         except IntegrityError:
             raise Refused("That board was out of date: here is the current position.") from None
         changes = {

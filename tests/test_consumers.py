@@ -239,3 +239,19 @@ async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
     )
     assert 'id="hint-line"' in await communicator.receive_from()
     await communicator.disconnect()
+
+
+@pytest.mark.services
+async def test_an_idle_socket_on_the_redis_layer_stays_open():
+    """redis-py 8 made reads time out after 5 s by default, which killed every idle
+    channels-redis receive (its BZPOPMIN blocks for 5 s); settings give the layer
+    a longer socket timeout."""
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    communicator, _ = await connect(match.public_id, t1)
+    await communicator.receive_from()
+    assert await communicator.receive_nothing(timeout=8)  # idle for longer than 5 s
+    await database_sync_to_async(play.submit_move)(
+        match.public_id, by=actor(match, t1), text="1", ply=0
+    )
+    assert "10000000" in await communicator.receive_from(timeout=5)
+    await communicator.disconnect()
