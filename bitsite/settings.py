@@ -139,7 +139,11 @@ if REDIS_URL:
             # redis-py 8 times reads out after 5 s by default, but the layer's receive
             # blocks in BZPOPMIN for 5 s: without a longer timeout every idle socket
             # is torn down (django/channels_redis#422).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
+            # redis-py's pool refuses a 101st connection in use: a burst of sockets
+            # joining or leaving at once needs more.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}]
+            },
         }
     }
 else:

@@ -77,9 +77,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
             self.heartbeat_task.cancel()
         if self.match_id is None:
             return
-        await self.channel_layer.group_discard(self.group, self.channel_name)
-        if self.seat is not None:
-            await self._presence(present=False)
+        try:  # presence first: the opponent learns at once that this page went away
+            if self.seat is not None:
+                await self._presence(present=False)
+        finally:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data=None, bytes_data=None):
         now = time.monotonic()
