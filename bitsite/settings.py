@@ -141,13 +141,23 @@ if REDIS_URL:
             # is torn down (django/channels_redis#422).
             # redis-py's pool refuses a 101st connection in use: a burst of sockets
             # joining or leaving at once needs more.
+            # All the sockets of one process share one Redis queue, and a group send
+            # to a full queue is dropped with nothing but an INFO log: the default
+            # capacity of 100 lost pushes under load. Messages still expire in 60 s.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}]
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}],
+                "capacity": 5000,
             },
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # A group send to a full channel is dropped silently: room for a slow socket.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "CONFIG": {"capacity": 1000},
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
