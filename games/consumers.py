@@ -58,14 +58,17 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
         self.frames: deque[float] = deque()
         self.heartbeat_task = None
+        # Join first, read the session second: a hints toggle that lands in between
+        # still reaches this socket (viewer_changed), so its last board is the right one.
+        self.group = group_name(self.public_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         found = await self._seat()
         if found is None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.accept()
             await self.close(code=CLOSE_UNKNOWN_MATCH)
             return
         self.match_id, self.seat = found
-        self.group = group_name(self.public_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send_board()
         if self.seat is not None:
@@ -116,8 +119,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send_board()
 
     async def viewer_changed(self, event):
-        """Someone toggled hints: read this viewer's session again (it may be theirs)."""
+        """Someone toggled hints: read this viewer's session again (it may be theirs).
+
+        If this viewer's view changed, send the board again: the snapshot sent at connect
+        may have been rendered before the toggle and reached the page after its answer."""
+        before = self.viewer
         await self._read_viewer(fresh=True)
+        if self.match_id is not None and self.viewer != before:
+            await self.send_board()
 
     # ---- helpers ---------------------------------------------------------------------
 

@@ -234,11 +234,31 @@ async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
         f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
     )
     assert 'id="hint-line"' in response.content.decode()
+    # The toggle itself sends this viewer's board again: a snapshot rendered before the
+    # toggle may reach the page after the toggle's answer, and must not have the last word.
+    assert 'id="hint-line"' in await communicator.receive_from()
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(match, t1), text="1", ply=0
     )
     assert 'id="hint-line"' in await communicator.receive_from()
     await communicator.disconnect()
+
+
+async def test_a_hints_toggle_sends_nothing_to_viewers_it_does_not_change():
+    from django.test import Client
+
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
+    watcher, _ = await connect(match.public_id)
+    await watcher.receive_from()
+    client = Client()
+    cookie = await session_cookie(t1)
+    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    response = await database_sync_to_async(client.post)(
+        f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert await watcher.receive_nothing(timeout=0.5)
+    await watcher.disconnect()
 
 
 @pytest.mark.services
