@@ -30,6 +30,7 @@ from django.utils import timezone
 from games import boards
 from games.live import group_name
 from games.models import Match, Presence
+from games.play import writing
 
 CLOSE_UNEXPECTED = 4400
 CLOSE_UNKNOWN_MATCH = 4404
@@ -39,6 +40,10 @@ MAX_FRAME = 1024
 FLOOD_FRAMES = 20
 FLOOD_WINDOW = 10.0
 HEARTBEAT = 30.0
+
+
+def presence_write(method):
+    return database_sync_to_async(method, thread_sensitive=False)
 
 
 def _fresh_session(session):
@@ -177,19 +182,31 @@ class MatchConsumer(AsyncWebsocketConsumer):
             self.group, {"type": "presence.changed", "channel": self.channel_name}
         )
 
-    @database_sync_to_async
-    def _write_presence(self, present: bool):
-        if present:
-            Presence.objects.update_or_create(
-                channel_name=self.channel_name,
-                defaults={"match_id": self.match_id, "seat": self.seat, "seen_at": timezone.now()},
-            )
-        else:
-            Presence.objects.filter(channel_name=self.channel_name).delete()
+    # Presence writes run on the executor's threads, not on the one thread that renders
+    # every socket's pushes (database_sync_to_async's default): with a thousand sockets
+    # the heartbeats alone were 30 writes a second, and each one that waited for SQLite's
+    # write lock held up every push of the process. They queue with the moves
+    # (play.writing) instead of polling SQLite's busy timeout.
 
-    @database_sync_to_async
+    @presence_write
+    def _write_presence(self, present: bool):
+        with writing():
+            if present:
+                Presence.objects.update_or_create(
+                    channel_name=self.channel_name,
+                    defaults={
+                        "match_id": self.match_id,
+                        "seat": self.seat,
+                        "seen_at": timezone.now(),
+                    },
+                )
+            else:
+                Presence.objects.filter(channel_name=self.channel_name).delete()
+
+    @presence_write
     def _touch(self):
-        Presence.objects.filter(channel_name=self.channel_name).update(seen_at=timezone.now())
+        with writing():
+            Presence.objects.filter(channel_name=self.channel_name).update(seen_at=timezone.now())
 
     async def _heartbeat(self):
         while True:

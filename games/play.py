@@ -64,7 +64,7 @@ _sqlite_writers = threading.RLock()
 
 
 @contextmanager
-def _writing():
+def writing():
     """One write transaction. SQLite takes one writer at a time; this process's writers
     queue on a lock instead of polling SQLite's busy timeout (which collapses under load)."""
     if connection.vendor == "sqlite":
@@ -140,7 +140,7 @@ def create_match(
 def join(public_id: str, *, token: str, name: str = "") -> Match:
     """Take seat 2 of a match waiting for its second player."""
     seat_hash = hash_secret(token)
-    with _writing():
+    with writing():
         match = _locked(public_id)
         if match.seat1_secret == seat_hash:
             raise Refused("This is your own match: share its link with a friend.")
@@ -165,7 +165,7 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
 
 def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Match:
     """Apply a move for the player to move, if ``by`` holds that seat and saw this ply."""
-    with _writing():
+    with writing():
         match = _locked(public_id)
         if match.status == Match.Status.FINISHED:
             raise Refused(f"The game is over. {match.reason}")
@@ -247,7 +247,7 @@ def resign(public_id: str, *, by: Actor) -> Match:
 
     Before anyone has joined, this cancels the match instead, with no winner.
     """
-    with _writing():
+    with writing():
         match = _locked(public_id)
         if match.status == Match.Status.FINISHED:
             raise Refused(f"The game is over. {match.reason}")
@@ -285,7 +285,7 @@ def rematch(public_id: str, *, by: Actor) -> Match:
 
     Asking twice (or both players asking) gives the same rematch.
     """
-    with _writing():
+    with writing():
         match = _locked(public_id)
         if match.status != Match.Status.FINISHED:
             raise Refused("A rematch can start once this game is over.")

@@ -219,6 +219,27 @@ async def test_presence_is_written_on_connect_and_removed_on_disconnect():
     await player2.disconnect()
 
 
+async def test_the_heartbeat_keeps_a_connected_players_presence_fresh(monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games import consumers
+
+    monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    player1, _ = await connect(match.public_id, t1)
+    await player1.receive_from()
+    stale = timezone.now() - timedelta(hours=1)
+    await database_sync_to_async(lambda: Presence.objects.update(seen_at=stale))()
+    await asyncio.sleep(0.3)
+    seen = await database_sync_to_async(
+        lambda: list(Presence.objects.values_list("seen_at", flat=True))
+    )()
+    assert len(seen) == 1 and seen[0] > timezone.now() - timedelta(seconds=5)
+    await player1.disconnect()
+
+
 async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
     from django.test import Client
 
