@@ -126,3 +126,16 @@ def new_page(browser, artifacts):
     yield make
     for context in contexts:
         context.close()
+
+
+def pytest_unconfigure(config):
+    """Django deletes the SQLite test database at the end; a connection closed after that
+    leaves its WAL side files behind. Remove this run's."""
+    from django.conf import settings
+
+    if not settings.configured:
+        return
+    name = settings.DATABASES["default"].get("TEST", {}).get("NAME")
+    if name and str(name).endswith(f"-{os.getpid()}.sqlite3"):
+        for suffix in ("-wal", "-shm"):
+            Path(f"{name}{suffix}").unlink(missing_ok=True)
