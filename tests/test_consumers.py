@@ -265,6 +265,39 @@ async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
     await communicator.disconnect()
 
 
+async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(monkeypatch):
+    """The toggle lands after the socket read the session and before its snapshot went out:
+    the socket's last board still shows the hints."""
+    from django.test import Client
+
+    from games import boards
+
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
+    cookie = await session_cookie(t1)
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    original = boards.viewer_from_session
+    toggled = []
+
+    def read_then_toggle(session, m):
+        viewer = original(session, m)
+        if not toggled:
+            toggled.append(client.post(f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"))
+        return viewer
+
+    monkeypatch.setattr(boards, "viewer_from_session", read_then_toggle)
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
+    communicator = WebsocketCommunicator(application, f"/ws/m/{match.public_id}/", headers=headers)
+    await communicator.connect()
+    assert toggled and toggled[0].status_code == 200
+    boards_sent = [await communicator.receive_from()]
+    while not await communicator.receive_nothing(timeout=0.5):
+        boards_sent.append(await communicator.receive_from())
+    assert 'id="hint-line"' not in boards_sent[0]  # the snapshot, read before the toggle
+    assert 'id="hint-line"' in boards_sent[-1]
+    await communicator.disconnect()
+
+
 async def test_a_hints_toggle_sends_nothing_to_viewers_it_does_not_change():
     from django.test import Client
 
