@@ -97,8 +97,9 @@ SQLITE_PATH = BASE_DIR / "db.sqlite3"
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        # Kept open by the websocket consumers' one database thread; each HTTP request
-        # runs in a thread of its own under ASGI, so it opens its own either way.
+        # Kept open by the websocket consumers' database threads (the one that renders
+        # pushes, and the executor's for presence); each HTTP request runs in a thread of
+        # its own under ASGI, so it opens its own either way.
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "600")),
         conn_health_checks=True,
     )

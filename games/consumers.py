@@ -130,7 +130,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         may have been rendered before the toggle and reached the page after its answer."""
         before = self.viewer
         await self._read_viewer(fresh=True)
-        if self.match_id is not None and self.viewer != before:
+        if self.viewer != before:
             await self.send_board()
 
     # ---- helpers ---------------------------------------------------------------------
@@ -184,7 +184,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     # Presence writes run on the executor's threads, not on the one thread that renders
     # every socket's pushes (database_sync_to_async's default): with a thousand sockets
-    # the heartbeats alone were 30 writes a second, and each one that waited for SQLite's
+    # the heartbeats alone were 33 writes a second, and each one that waited for SQLite's
     # write lock held up every push of the process. They queue with the moves
     # (play.writing) instead of polling SQLite's busy timeout.
 

@@ -29,10 +29,21 @@ def session_cookie(token):
     return f"{settings.SESSION_COOKIE_NAME}={session.session_key}".encode()
 
 
-async def connect(public_id, token=None, origin=b"http://testserver"):
+def client_with(cookie):
+    """A Django test client in the same session as a socket sent ``cookie``."""
+    from django.test import Client
+
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    return client
+
+
+async def connect(public_id, token=None, origin=b"http://testserver", cookie=None):
     headers = [(b"origin", origin), (b"host", b"testserver")]
     if token:
-        headers.append((b"cookie", await session_cookie(token)))
+        cookie = await session_cookie(token)
+    if cookie:
+        headers.append((b"cookie", cookie))
     communicator = WebsocketCommunicator(application, f"/ws/m/{public_id}/", headers=headers)
     connected, _ = await communicator.connect()
     return communicator, connected
@@ -232,25 +243,24 @@ async def test_the_heartbeat_keeps_a_connected_players_presence_fresh(monkeypatc
     await player1.receive_from()
     stale = timezone.now() - timedelta(hours=1)
     await database_sync_to_async(lambda: Presence.objects.update(seen_at=stale))()
-    await asyncio.sleep(0.3)
-    seen = await database_sync_to_async(
+    seen_at = database_sync_to_async(
         lambda: list(Presence.objects.values_list("seen_at", flat=True))
-    )()
+    )
+    for _ in range(50):  # a heartbeat every 0.05 s: wait up to 5 s on a busy machine
+        await asyncio.sleep(0.1)
+        seen = await seen_at()
+        if seen and seen[0] > stale:
+            break
     assert len(seen) == 1 and seen[0] > timezone.now() - timedelta(seconds=5)
     await player1.disconnect()
 
 
 async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
-    from django.test import Client
-
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
-    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
-    communicator = WebsocketCommunicator(application, f"/ws/m/{match.public_id}/", headers=headers)
-    await communicator.connect()
+    communicator, _ = await connect(match.public_id, cookie=cookie)
     assert 'id="hint-line"' not in await communicator.receive_from()
-    client = Client()
-    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    client = client_with(cookie)
     response = await database_sync_to_async(client.post)(
         f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
     )
@@ -268,14 +278,11 @@ async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
 async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(monkeypatch):
     """The toggle lands after the socket read the session and before its snapshot went out:
     the socket's last board still shows the hints."""
-    from django.test import Client
-
     from games import boards
 
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
-    client = Client()
-    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    client = client_with(cookie)
     original = boards.viewer_from_session
     toggled = []
 
@@ -286,9 +293,7 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
         return viewer
 
     monkeypatch.setattr(boards, "viewer_from_session", read_then_toggle)
-    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
-    communicator = WebsocketCommunicator(application, f"/ws/m/{match.public_id}/", headers=headers)
-    await communicator.connect()
+    communicator, _ = await connect(match.public_id, cookie=cookie)
     assert toggled and toggled[0].status_code == 200
     boards_sent = [await communicator.receive_from()]
     while not await communicator.receive_nothing(timeout=0.5):
@@ -299,14 +304,10 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
 
 
 async def test_a_hints_toggle_sends_nothing_to_viewers_it_does_not_change():
-    from django.test import Client
-
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     watcher, _ = await connect(match.public_id)
     await watcher.receive_from()
-    client = Client()
-    cookie = await session_cookie(t1)
-    client.cookies[settings.SESSION_COOKIE_NAME] = cookie.decode().split("=", 1)[1]
+    client = client_with(await session_cookie(t1))
     response = await database_sync_to_async(client.post)(
         f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
     )
