@@ -10,8 +10,8 @@ as the site does it, in parts:
 
 * ``write``:  the move view's lookup and ``submit_move`` (the on_commit group send included);
 * ``answer``: the board partial the mover's htmx POST gets back (refresh, render);
-* ``push``:   what each of the two players' websockets renders for the push
-              (the match query, the viewer's session, the board);
+* ``push``:   the push's boards: rendered once per kind of viewer (seat 1, seat 2
+              and a spectator, as when all three have a page open), from one read;
 * ``page``:   the whole match page, as a visitor loading it sees it.
 
 The first and the last 1,000 plies (``--edge``) do all of it and are timed; the
@@ -51,9 +51,10 @@ def play_long_match(plies: int, edge: int = 1000, sample: int = 100, progress=pr
     from django.template.loader import render_to_string
 
     from games import play
-    from games.boards import Viewer, board_context, render_board, viewer_from_session
+    from games.boards import board_context, render_board, render_kinds
     from games.models import Match, Move, new_secret
     from games.play import Actor
+    from games.rights import Viewer, viewer_from_session
     from games.rules import get_game
 
     store = import_module(settings.SESSION_ENGINE).SessionStore
@@ -105,10 +106,8 @@ def play_long_match(plies: int, edge: int = 1000, sample: int = 100, progress=pr
             mover = viewer_from_session(store(session_key=sessions[seat]), match)
             render_board(match, mover, action=True, share_url=share_url)
             t2 = time.perf_counter()
-            for viewer_seat in (1, 2):
-                pushed = Match.objects.filter(pk=match.pk).select_related("rematch").first()
-                viewer = viewer_from_session(store(session_key=sessions[viewer_seat]), pushed)
-                html = render_board(pushed, viewer, share_url=share_url)
+            # The push: the board once per kind of viewer (both seats and a spectator).
+            for html in render_kinds(match).values():
                 if f'data-ply="{ply + 1}"' not in html:
                     raise AssertionError(f"the pushed board does not show ply {ply + 1}")
             t3 = time.perf_counter()

@@ -1,7 +1,8 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
 Websockets are origin-checked against ALLOWED_HOSTS and carry the Django
-session, which is where a player's seat secret lives.
+session, which is where a player's seat secret lives (read by the consumer itself,
+once, when a socket opens: no user lookup per connection).
 """
 
 import os
@@ -13,9 +14,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bitsite.settings")
 # Set up Django (and its app registry) before importing anything that uses models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from bitsite.routing import websocket_urlpatterns  # noqa: E402
 
@@ -23,7 +24,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

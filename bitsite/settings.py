@@ -160,6 +160,31 @@ else:
         }
     }
 
+# Django's cache holds what must expire by itself: which sockets are open and who is
+# connected (games/presence.py). Redis when REDIS_URL is set, so every process sees the
+# same; in-process memory otherwise. Short timeouts: a hung Redis must not hold a socket.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "bitsite",
+            "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
+        }
+    }
+else:
+    # Room for every socket's slot: the default of 300 entries would evict live ones.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 200_000},
+        }
+    }
+
+# Sockets one browser (one session) may open: on one match, and on one server process.
+SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))
+SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -1,42 +1,23 @@
 """What a viewer sees of a match: the context of the board partial.
 
-Used by the views (HTTP and htmx) and by the websocket consumer, so a pushed
-board is exactly the board a reload would show. No rules here: everything about
+Used by the views (HTTP and htmx), by the live layer (which renders each change once
+per kind of viewer, games/live.py) and by the websocket consumer's snapshots, so a
+pushed board is exactly the board a reload would show. What a viewer may do comes
+from games/rights.py, which the write path also asks. No rules here: everything about
 the game comes from games.rules.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass
 
 from django.template.loader import render_to_string
-from django.utils import timezone
 
-from games.models import Match, Presence, hash_secret
-from games.rules import Verdict
+from games import presence
+from games.models import Match, Move
+from games.rights import Viewer, kinds, rights, shows_hints
 
 HISTORY_SHOWN = 40
-PRESENCE_TTL = timedelta(seconds=75)
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Who is looking: the seats their browser holds, and whether they asked for hints."""
-
-    seats: frozenset[int] = field(default_factory=frozenset)
-    hints: bool = False
-
-    @property
-    def spectator(self) -> bool:
-        return not self.seats
-
-
-def viewer_from_session(session, match: Match) -> Viewer:
-    token = session.get("token") if session is not None else None
-    seats = frozenset(match.seats_for([token])) if token else frozenset()
-    hints = match.public_id in (session.get("hints", []) if session is not None else [])
-    return Viewer(seats, hints and match.mode != Match.Mode.FRIEND)
 
 
 def session_token(session) -> str:
@@ -49,35 +30,56 @@ def session_token(session) -> str:
     return token
 
 
-def holds_seat(session, match: Match) -> bool:
-    token = session.get("token")
-    return bool(token) and hash_secret(token) in (match.seat1_secret, match.seat2_secret)
+@dataclass(frozen=True)
+class Scene:
+    """What every viewer of one version of a match shares: read once, drawn per viewer."""
+
+    match: Match
+    moves: list[Move]
+    online: frozenset[int]
 
 
-def online_seats(match: Match) -> set[int]:
-    fresh = timezone.now() - PRESENCE_TTL
-    return set(
-        Presence.objects.filter(match=match, seen_at__gte=fresh).values_list("seat", flat=True)
-    )
+def shows_presence(match: Match) -> bool:
+    """Whether the players are connected matters between two browsers: a friend's match."""
+    return match.mode == Match.Mode.FRIEND
+
+
+def presence_seats(match: Match) -> tuple[int, ...]:
+    """The seats whose "connected" mark the board draws: a friend's match's joined seats."""
+    if not shows_presence(match):
+        return ()
+    return tuple(seat for seat in (1, 2) if match.seat_secret_hash(seat))
+
+
+def scene(match: Match, *, online: frozenset[int] | None = None) -> Scene:
+    """The shared part of a board: the last moves (one query) and who is connected (read
+    from the cache unless the caller read it already)."""
+    moves = list(match.moves.order_by("-ply")[:HISTORY_SHOWN])[::-1]
+    if not shows_presence(match):
+        online = frozenset()
+    elif online is None:
+        online = presence.online_seats(match.public_id)
+    return Scene(match, moves, online or frozenset())
 
 
 def board_context(
     match: Match,
     viewer: Viewer,
     *,
+    shared: Scene | None = None,
     message: str = "",
     message_level: str = "error",
     share_url: str = "",
 ) -> dict:
+    shared = shared or scene(match)
     game = match.rules
     pos = game.from_json(match.position)
     playing = match.status == Match.Status.PLAYING
     to_move = pos.to_move
-    to_move_seat = match.seat_of_player(to_move)
-    computer_seat = match.computer_seat
-    my_turn = playing and to_move_seat in viewer.seats and to_move_seat != computer_seat
-    legal = game.legal_moves(pos) if my_turn else []
-    analysis = game.analyse(pos) if my_turn and viewer.hints else None
+    may = rights(match, viewer, to_move=to_move)
+    hints = shows_hints(match, viewer)
+    legal = game.legal_moves(pos) if may.move else []
+    analysis = game.analyse(pos) if may.move and hints else None
     if analysis is None:
         hinted = set()
     elif analysis.winner is None:  # nobody can force a win: the hint is the safe moves
@@ -85,50 +87,48 @@ def board_context(
     else:
         hinted = set(analysis.winning_moves)
 
-    online = online_seats(match) if match.mode == Match.Mode.FRIEND else set()
+    computer_seat = match.computer_seat
     players = []
     for player in (1, 2):
         seat = match.seat_of_player(player)
+        joined = bool(match.seat_secret_hash(seat)) or seat == computer_seat
+        marked = seat in presence_seats(match)
         players.append(
             {
                 "number": player,
+                "seat": seat,
                 "label": match.player_name(player),
                 "to_move": playing and player == to_move,
                 "is_viewer": seat in viewer.seats and len(viewer.seats) == 1,
                 "computer": seat == computer_seat,
-                "joined": bool(match.seat_secret_hash(seat)) or seat == computer_seat,
-                "online": seat in online,
+                "joined": joined,
+                "presence": marked,
+                "online": seat in shared.online,
             }
         )
-    moves = list(match.moves.order_by("-ply")[:HISTORY_SHOWN])[::-1]
+    moves = shared.moves
     return {
         "match": match,
         "game": game,
         "pos": pos,
         "viewer": viewer,
+        "may": may,
+        "hints": hints,
         "players": players,
         "status_text": status_text(match, viewer, to_move),
-        "my_turn": my_turn,
+        "my_turn": may.move,
         "legal": legal,
         "hinted": hinted,
         "analysis": analysis,
-        "show_hint_toggle": match.mode != Match.Mode.FRIEND and bool(viewer.seats),
-        "can_join": match.status == Match.Status.WAITING and not viewer.seats,
-        "can_resign": match.status != Match.Status.FINISHED
-        and bool(set(viewer.seats) - {computer_seat}),
-        "can_rematch": match.status == Match.Status.FINISHED
-        and match.winner is not None
-        and bool(viewer.seats),
         "computer_thinking": match.computer_to_move,
-        "show_presence": match.mode == Match.Mode.FRIEND and match.status != Match.Status.WAITING,
         "moves": moves,
         "earlier_moves": max(0, match.ply - len(moves)),
         "message": message,
         "message_level": message_level,
-        "share_url": share_url,
+        # Pushes go to every page of the match: the link is made absolute by the page.
+        "share_url": share_url or match.get_absolute_url(),
         "cells": cells(game.slug, pos, legal, hinted),
         "remainder": remainder(game.slug, pos),
-        "verdict_kinds": Verdict,
     }
 
 
@@ -196,11 +196,42 @@ def remainder(slug: str, pos) -> int | None:
 
 
 def render_board(
-    match: Match, viewer: Viewer, *, request=None, action: bool = False, **kwargs
+    match: Match,
+    viewer: Viewer,
+    *,
+    request=None,
+    action: bool = False,
+    shared: Scene | None = None,
+    **kwargs,
 ) -> str:
     """The board partial for a response (``action``: an answer to this viewer's own
     request, which also sets the message area) or a push."""
-    context = board_context(match, viewer, **kwargs)
+    context = board_context(match, viewer, shared=shared, **kwargs)
     context["partial_response"] = True
     context["action_response"] = action
     return render_to_string("games/match.html#board", context, request=request)
+
+
+def render_kinds(
+    match: Match, *, only: frozenset[str] | None = None, online: frozenset[int] | None = None
+) -> dict[str, str]:
+    """The board of this version of the match for each kind of viewer (``only``: those
+    kinds), drawn once each from one read of the shared part."""
+    shared = scene(match, online=online)
+    return {
+        viewer.key: render_board(match, viewer, shared=shared)
+        for viewer in kinds(match)
+        if only is None or viewer.key in only
+    }
+
+
+def render_notice(message: str = "", level: str = "error") -> str:
+    """The message area of an answer, swapped out of band: empty clears an old message."""
+    return render_to_string(
+        "games/match.html#notice_oob", {"message": message, "message_level": level}
+    )
+
+
+def presence_fragment(seat: int, online: bool) -> str:
+    """The small update a presence change sends: one seat's "connected" mark."""
+    return render_to_string("games/match.html#presence", {"seat": seat, "online": online})

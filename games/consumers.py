@@ -1,95 +1,154 @@
 """The match websocket: a thin relay from the write path to each open page.
 
-On connect it sends the whole board, rendered for this viewer (a player or a
-spectator), so a page that slept, reconnected or missed a push is right again.
-After every committed change (games.live), it renders the board for its viewer
-and sends it. It holds no rules and writes nothing but presence.
+On connect (and on a ``{"type": "sync"}`` frame) it reads the match and renders the
+whole board for this one viewer, so a page that slept, reconnected or missed a push
+is right again. After that it only forwards: every committed change arrives from the
+live layer (games/live.py) with the board already rendered for each kind of viewer,
+and the socket sends the one for its kind, without touching the database. It holds
+no rules and writes nothing.
 
-The page sends nothing but an occasional ``{"type": "sync"}``; anything else
-closes the socket with a code that says why:
+Presence lives in the cache (games/presence.py): a socket holds a slot while it is
+open and refreshes it every heartbeat; a seat's first socket to open and last to close
+send one small update to every page of the match. Every CHECK seconds a socket also
+looks at who is connected, so a player whose server process died reads as gone within
+two heartbeats.
+
+The page sends nothing but an occasional ``{"type": "sync"}``; anything else, or too
+much, closes the socket with a code that says why (the page shows it):
 
     4400  a frame the server does not expect
     4404  no such match
+    4409  too many pages of this match, or of bitsite, open in this browser
     4413  a frame larger than 1 KB
     4429  more than 20 frames in 10 seconds
+    4503  the server cannot reach its channel layer (Redis): the page tries again later
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import deque
-from importlib import import_module
+from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.utils import timezone
 
-from games import boards
-from games.live import group_name
-from games.models import Match, Presence
-from games.play import writing
+from games import boards, presence
+from games.live import SEND_TIMEOUT, group_name, presence_message, publisher
+from games.models import Match
+from games.rights import Viewer, viewer_from_session
+
+log = logging.getLogger(__name__)
 
 CLOSE_UNEXPECTED = 4400
 CLOSE_UNKNOWN_MATCH = 4404
+CLOSE_TOO_MANY = 4409
 CLOSE_TOO_LARGE = 4413
 CLOSE_FLOOD = 4429
+CLOSE_TRY_LATER = 4503  # 1013 would say it, but autobahn lets a server send only 1000 or 3000+
 MAX_FRAME = 1024
 FLOOD_FRAMES = 20
 FLOOD_WINDOW = 10.0
-HEARTBEAT = 30.0
 
 
-def presence_write(method):
-    return database_sync_to_async(method, thread_sensitive=False)
+@dataclass
+class Opened:
+    """What a socket learns when it opens: its viewer, its slot and its first board."""
+
+    viewer: Viewer
+    friend: bool
+    owner: str | None
+    slot: str | None
+    was_online: bool
+    snapshot: Snapshot | None
+
+    @property
+    def seat(self) -> int | None:
+        """The seat whose presence this socket makes: one player's socket in a friend's match."""
+        if self.friend and self.owner and self.owner.startswith("seat"):
+            return min(self.viewer.seats)
+        return None
 
 
-def _fresh_session(session):
-    """The viewer's session as it is now (after a hints toggle)."""
-    if session is None or not session.session_key:
-        return session
-    engine = import_module(settings.SESSION_ENGINE)
-    return engine.SessionStore(session_key=session.session_key)
+@dataclass
+class Snapshot:
+    html: str
+    version: int
+    marks: dict[int, bool]  # the presence marks drawn on this page: seat -> connected
+
+
+def _session_key(scope) -> str | None:
+    return (scope.get("cookies") or {}).get(settings.SESSION_COOKIE_NAME) or None
 
 
 class MatchConsumer(AsyncWebsocketConsumer):
-    match_id: int | None = None
-    seat: int | None = None
-    viewer: boards.Viewer | None = None
+    admitted = False
+    opened: Opened | None = None
+    heartbeat_task: asyncio.Task | None = None
 
     async def connect(self):
         self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
-        self.frames: deque[float] = deque()
-        self.heartbeat_task = None
-        # Join first, read the session second: a hints toggle that lands in between
-        # still reaches this socket (viewer_changed), so its last board is the right one.
         self.group = group_name(self.public_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        found = await self._seat()
-        if found is None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.accept()
-            await self.close(code=CLOSE_UNKNOWN_MATCH)
+        self.frames: deque[float] = deque()
+        self.version = -1
+        self.marks: dict[int, bool] = {}
+        # One browser's sockets in this process are counted before any database or cache
+        # is touched: a storm of sockets from one session costs next to nothing.
+        self.session_key = _session_key(self.scope)
+        if self.session_key:
+            self.admitted = presence.admit(self.session_key)
+            if not self.admitted:
+                await self._refuse(CLOSE_TOO_MANY)
+                return
+        # Join first, read second: a change that commits in between reaches this socket
+        # as a push (or is already in the snapshot it reads).
+        try:
+            await asyncio.wait_for(
+                self.channel_layer.group_add(self.group, self.channel_name), SEND_TIMEOUT
+            )
+        except Exception as error:
+            publisher.lost(error)
+            await self._refuse(CLOSE_TRY_LATER)
             return
-        self.match_id, self.seat = found
+        publisher.answered()
+        self.joined = True
+        opened = await self._open()
+        if opened is None or opened.slot is None:
+            await self._refuse(CLOSE_UNKNOWN_MATCH if opened is None else CLOSE_TOO_MANY)
+            return
+        self.opened = opened
         await self.accept()
-        await self.send_board()
-        if self.seat is not None:
-            await self._presence(present=True)
-            self.heartbeat_task = asyncio.create_task(self._heartbeat())
+        await self._send_snapshot(opened.snapshot)
+        if opened.seat is not None and not opened.was_online:
+            publisher.publish(self.group, presence_message(opened.seat, True))
+        self.heartbeat_task = asyncio.create_task(self._heartbeat())
 
     async def disconnect(self, code):
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
-        if self.match_id is None:
-            return
-        try:  # presence first: the opponent learns at once that this page went away
-            if self.seat is not None:
-                await self._presence(present=False)
-        finally:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.admitted:
+            presence.leave(self.session_key)
+            self.admitted = False
+        opened = self.opened
+        if opened is not None and opened.slot:
+            await presence.call(presence.release, opened.slot, self.channel_name)
+            seat = opened.seat
+            if seat is not None:
+                online = await presence.call(presence.online_seats, self.public_id, (seat,))
+                if online is not None and seat not in online:
+                    # The opponent learns at once that this page went away.
+                    publisher.publish(self.group, presence_message(seat, False))
+        if getattr(self, "joined", False):
+            try:
+                await asyncio.wait_for(
+                    self.channel_layer.group_discard(self.group, self.channel_name), SEND_TIMEOUT
+                )
+            except Exception as error:
+                publisher.lost(error)  # the group forgets it when Redis expires it
 
     async def receive(self, text_data=None, bytes_data=None):
         now = time.monotonic()
@@ -112,103 +171,151 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if not isinstance(frame, dict) or frame.get("type") != "sync":
             await self.close(code=CLOSE_UNEXPECTED)
             return
-        await self.send_board()
+        await self._send_snapshot(await self._read_snapshot())
 
-    # ---- pushes from the channel layer -------------------------------------------
+    # ---- pushes from the channel layer: forwarded, never rendered again -------------
+
+    @property
+    def channel_receive(self):
+        return self._channel_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive):
+        """Channels reads this socket's channel with ``receive``. If the layer fails (Redis
+        went away), the socket is closed with 4503, so that the page comes back and reads
+        the board again, instead of dying with a traceback in the log."""
+
+        async def guarded():
+            if self.layer_failed:
+                await asyncio.Event().wait()  # the socket is closing: nothing more to read
+            try:
+                return await receive()
+            except Exception as error:
+                self.layer_failed = True
+                publisher.lost(error)
+                return {"type": "layer.lost"}
+
+        self._channel_receive = guarded
+
+    layer_failed = False
+
+    async def layer_lost(self, event):
+        await self.close(code=CLOSE_TRY_LATER)
 
     async def match_changed(self, event):
-        await self.send_board()
+        kind = self.opened.viewer.key if self.opened else None
+        if kind not in event["changed"] or event["version"] <= self.version:
+            return  # not this page's board, or it already shows this version or a newer one
+        html = event["boards"].get(kind)
+        if html is None:  # not rendered: this kind's socket was not counted yet. Read it.
+            await self._send_snapshot(await self._read_snapshot())
+            return
+        self.version = event["version"]
+        await self.send(text_data=html)
+        self._marks_drawn(event.get("marks"))
 
     async def presence_changed(self, event):
-        if event.get("channel") != self.channel_name:
-            await self.send_board()
-
-    async def viewer_changed(self, event):
-        """Someone toggled hints: read this viewer's session again (it may be theirs).
-
-        If this viewer's view changed, send the board again: the snapshot sent at connect
-        may have been rendered before the toggle and reached the page after its answer."""
-        before = self.viewer
-        await self._read_viewer(fresh=True)
-        if self.viewer != before:
-            await self.send_board()
+        seat, online = event["seat"], event["online"]
+        if seat in self.marks and self.marks[seat] != online:
+            self.marks[seat] = online
+            await self.send(text_data=event["html"])
 
     # ---- helpers ---------------------------------------------------------------------
 
-    async def send_board(self):
-        html = await self._render()
-        if html is None:  # the match was deleted
+    async def _refuse(self, code: int):
+        """Accept and close at once, so that the page learns why (a refused handshake
+        tells it nothing)."""
+        await self.accept()
+        await self.close(code=code)
+
+    def _marks_drawn(self, marks):
+        """The presence marks the last board drew: ``[[seat, connected], ...]``."""
+        if marks is None:
+            return
+        own = self.opened.viewer.seats if self.opened else frozenset()
+        self.marks = {seat: online for seat, online in marks if seat not in own}
+
+    async def _send_snapshot(self, snapshot: Snapshot | None):
+        if snapshot is None:  # the match was deleted
             await self.close(code=CLOSE_UNKNOWN_MATCH)
             return
-        await self.send(text_data=html)
+        self.version = snapshot.version
+        self.marks = dict(snapshot.marks)
+        await self.send(text_data=snapshot.html)
 
     @database_sync_to_async
-    def _seat(self):
-        match = Match.objects.filter(public_id=self.public_id).first()
+    def _open(self) -> Opened | None:
+        match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
-        self.viewer = boards.viewer_from_session(self.scope.get("session"), match)
-        seats = self.viewer.seats - {match.computer_seat}
-        # Presence matters between two browsers: a friend's match.
-        seat = min(seats) if match.mode == Match.Mode.FRIEND and len(seats) == 1 else None
-        return match.pk, seat
+        viewer = viewer_from_session(self.scope.get("session"), match)
+        friend = match.mode == Match.Mode.FRIEND
+        humans = viewer.seats - {match.computer_seat}
+        if friend and len(humans) == 1:
+            owner = presence.seat_owner(min(humans))
+        elif self.session_key:
+            owner = presence.browser_owner(self.session_key)
+        else:
+            owner = None  # no session, no seat: a spectator that no cap counts
+        was_online = False
+        if owner and owner.startswith("seat"):
+            was_online = min(humans) in (presence.online_seats(self.public_id) or ())
+        slot = presence.claim(self.public_id, owner, viewer.key, self.channel_name)
+        if slot is None:
+            return Opened(viewer, friend, owner, None, was_online, None)
+        return Opened(viewer, friend, owner, slot, was_online, self._snapshot(match, viewer))
 
     @database_sync_to_async
-    def _read_viewer(self, fresh: bool):
-        match = Match.objects.filter(pk=self.match_id).first()
-        if match is not None:
-            session = self.scope.get("session")
-            self.viewer = boards.viewer_from_session(
-                _fresh_session(session) if fresh else session, match
-            )
-
-    @database_sync_to_async
-    def _render(self):
-        """The board for this viewer, decided at connect (seats never change for a socket:
-        joining reloads the page)."""
-        match = Match.objects.filter(pk=self.match_id).select_related("rematch").first()
+    def _read_snapshot(self) -> Snapshot | None:
+        match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
-        return boards.render_board(match, self.viewer, share_url=self._share_url(match))
+        return self._snapshot(match, self.opened.viewer)
 
-    def _share_url(self, match) -> str:
-        headers = dict(self.scope.get("headers") or [])
-        origin = headers.get(b"origin", b"").decode("latin1")
-        return origin + match.get_absolute_url()
-
-    async def _presence(self, *, present: bool):
-        await self._write_presence(present)
-        await self.channel_layer.group_send(
-            self.group, {"type": "presence.changed", "channel": self.channel_name}
-        )
-
-    # Presence writes run on the executor's threads, not on the one thread that renders
-    # every socket's pushes (database_sync_to_async's default): with a thousand sockets
-    # the heartbeats alone were 33 writes a second, and each one that waited for SQLite's
-    # write lock held up every push of the process. They queue with the moves
-    # (play.writing) instead of polling SQLite's busy timeout.
-
-    @presence_write
-    def _write_presence(self, present: bool):
-        with writing():
-            if present:
-                Presence.objects.update_or_create(
-                    channel_name=self.channel_name,
-                    defaults={
-                        "match_id": self.match_id,
-                        "seat": self.seat,
-                        "seen_at": timezone.now(),
-                    },
-                )
-            else:
-                Presence.objects.filter(channel_name=self.channel_name).delete()
-
-    @presence_write
-    def _touch(self):
-        with writing():
-            Presence.objects.filter(channel_name=self.channel_name).update(seen_at=timezone.now())
+    @staticmethod
+    def _snapshot(match: Match, viewer: Viewer) -> Snapshot:
+        shared = boards.scene(match)
+        html = boards.render_board(match, viewer, shared=shared)
+        marks = {
+            seat: seat in shared.online
+            for seat in boards.presence_seats(match)
+            if seat not in viewer.seats
+        }
+        return Snapshot(html, match.version, marks)
 
     async def _heartbeat(self):
+        """Keep this socket's slot alive, and correct the presence marks this page shows
+        (a player whose process died sends no goodbye). Survives any error."""
+        opened = self.opened
+        ticks = 0
         while True:
-            await asyncio.sleep(HEARTBEAT)
-            await self._touch()
+            await asyncio.sleep(presence.CHECK)
+            ticks += 1
+            try:
+                if ticks * presence.CHECK >= presence.HEARTBEAT:
+                    ticks = 0
+                    slot = await presence.call(
+                        presence.refresh,
+                        self.public_id,
+                        opened.owner,
+                        opened.viewer.key,
+                        opened.slot,
+                        self.channel_name,
+                    )
+                    opened.slot = slot
+                if self.marks:
+                    online = await presence.call(
+                        presence.online_seats, self.public_id, tuple(self.marks)
+                    )
+                    if online is None:
+                        continue
+                    for seat, shown in list(self.marks.items()):
+                        if (seat in online) != shown:
+                            self.marks[seat] = seat in online
+                            await self.send(
+                                text_data=boards.presence_fragment(seat, seat in online)
+                            )
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("match socket heartbeat failed; trying again", exc_info=True)

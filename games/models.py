@@ -68,6 +68,9 @@ class Match(models.Model):
     seat2_secret = models.CharField(max_length=64, blank=True, editable=False)
     seat1_name = models.CharField(max_length=40, blank=True)
     seat2_name = models.CharField(max_length=40, blank=True)
+    # The player of a game on one device or against the computer asked to see the winning
+    # moves (never between friends: games/rights.py).
+    hints = models.BooleanField(default=False)
     winner = models.PositiveSmallIntegerField(
         null=True, blank=True, choices=[(1, "Player 1"), (2, "Player 2")]
     )
@@ -165,18 +168,3 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ply}. Player {self.player}: {self.text}"
-
-
-class Presence(models.Model):
-    """An open websocket of a seated player; rows older than a heartbeat are stale."""
-
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="presences")
-    seat = models.PositiveSmallIntegerField()
-    channel_name = models.CharField(max_length=200, unique=True)
-    seen_at = models.DateTimeField()
-
-    class Meta:
-        indexes = [models.Index(fields=["match", "seat"])]
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} of match {self.match_id} (seen {self.seen_at:%H:%M:%S})"

@@ -13,7 +13,8 @@ change runs in one transaction that:
 5. schedules the broadcast with ``transaction.on_commit``: nothing is pushed
    for a change that rolls back.
 
-A refusal raises ``Refused`` and changes nothing.
+A refusal raises a typed ``Refused`` (games/rights.py, which also tells the board what
+to draw) and changes nothing; the views map each type to an HTTP status.
 """
 
 from __future__ import annotations
@@ -29,21 +30,23 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import live
+from games import live, rights
 from games.models import Match, Move, hash_secret
-from games.rules import GameOver, IllegalMove, get_game
+from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
+    GameOver,
+    IllegalMove,
+    NoSuchMatch,
+    NotAPlayer,
+    NotYourTurn,
+    Refused,
+    StaleBoard,
+)
+from games.rules import GameOver as RulesGameOver
+from games.rules import IllegalMove as RulesIllegalMove
+from games.rules import get_game
 from games.rules.computer import LEVELS, choose_move
 
 FIRST_CHOICES = ("me", "opponent", "random")
-
-
-class Refused(Exception):
-    """A submission the match refuses. Nothing changed; ``status`` is the HTTP code to use."""
-
-    def __init__(self, message: str, status: int = 409):
-        super().__init__(message)
-        self.message = message
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -79,12 +82,22 @@ def _locked(public_id: str) -> Match:
     try:
         return Match.objects.select_for_update().get(public_id=public_id)
     except Match.DoesNotExist:
-        raise Refused("There is no such match.", status=404) from None
+        raise NoSuchMatch() from None
 
 
-def _broadcast(match: Match) -> None:
-    public_id, version = match.public_id, match.version
-    transaction.on_commit(lambda: live.match_changed(public_id, version))
+def _broadcast(match: Match, *, players_only: bool = False) -> None:
+    """After commit, push this version of the match to its pages. The boards rendered for
+    the push stay on ``match.pushed`` for the answer to the request that made the change."""
+
+    def push():
+        match.pushed = live.match_changed(match, players_only=players_only)
+
+    transaction.on_commit(push)
+
+
+def _refuse(refusal: Refused | None) -> None:
+    if refusal is not None:
+        raise refusal
 
 
 # ---- creating and joining ------------------------------------------------------
@@ -142,10 +155,7 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
     seat_hash = hash_secret(token)
     with writing():
         match = _locked(public_id)
-        if match.seat1_secret == seat_hash:
-            raise Refused("This is your own match: share its link with a friend.")
-        if match.status != Match.Status.WAITING or match.seat2_secret:
-            raise Refused("Both seats are taken: you are watching as a spectator.")
+        _refuse(rights.join_refusal(match, rights.viewer_of(match, token).seats))
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
             seat2_secret=seat_hash,
             seat2_name=clean_name(name),
@@ -154,7 +164,7 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
             version=F("version") + 1,
         )
         if updated != 1:
-            raise Refused("Both seats are taken: you are watching as a spectator.")
+            raise rights.SeatsTaken()
         match.refresh_from_db()
         _broadcast(match)
     return match
@@ -167,35 +177,29 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
     """Apply a move for the player to move, if ``by`` holds that seat and saw this ply."""
     with writing():
         match = _locked(public_id)
-        if match.status == Match.Status.FINISHED:
-            raise Refused(f"The game is over. {match.reason}")
-        if match.status == Match.Status.WAITING:
-            raise Refused("The game has not started: it is waiting for a second player.")
-        if ply is None or ply != match.ply:
-            raise Refused("That board was out of date: here is the current position.")
         game = match.rules
         position = game.from_json(match.position)
         player = position.to_move
+        refusal = rights.move_refusal(match, by.seats, to_move=player, computer=by.computer)
+        if isinstance(refusal, (GameOver, rights.NotStarted)):
+            raise refusal
+        if ply is None or ply != match.ply:
+            raise StaleBoard()
+        _refuse(refusal)
         seat = match.seat_of_player(player)
-        if seat == match.computer_seat and not by.computer:
-            raise Refused("It is the computer's turn.")
-        if seat not in by.seats:
-            if not by.seats:
-                raise Refused("You are watching this match: only its players can move.", 403)
-            raise Refused(f"It is not your turn: waiting for {match.player_name(player)}.")
         try:
             new = game.play(position, text)
-        except GameOver as error:
-            raise Refused(str(error)) from None
-        except IllegalMove as error:
-            raise Refused(str(error), status=422) from None
+        except RulesGameOver as error:
+            raise GameOver(str(error)) from None
+        except RulesIllegalMove as error:
+            raise IllegalMove(str(error)) from None
         move_text = game.canonical(position, text)
         try:  # the unique (match, ply) constraint: a failed insert rolls the whole change back
             Move.objects.create(
                 match=match, ply=match.ply + 1, seat=seat, player=player, text=move_text
             )
         except IntegrityError:
-            raise Refused("That board was out of date: here is the current position.") from None
+            raise StaleBoard() from None
         changes = {
             "position": game.to_json(new),
             "ply": match.ply + 1,
@@ -210,7 +214,7 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             )
         updated = Match.objects.filter(pk=match.pk, ply=match.ply).update(**changes)
         if updated != 1:  # only without a row lock: another move got in first
-            raise Refused("That board was out of date: here is the current position.")
+            raise StaleBoard()
         for field, value in changes.items():
             setattr(match, field, value)
         _broadcast(match)
@@ -249,11 +253,8 @@ def resign(public_id: str, *, by: Actor) -> Match:
     """
     with writing():
         match = _locked(public_id)
-        if match.status == Match.Status.FINISHED:
-            raise Refused(f"The game is over. {match.reason}")
-        seats = set(by.seats) - {match.computer_seat}
-        if not seats:
-            raise Refused("You are watching this match: only its players can resign.", 403)
+        _refuse(rights.resign_refusal(match, by.seats))
+        seats = rights.human_seats(match, by.seats)
         game = match.rules
         position = game.from_json(match.position)
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
@@ -287,12 +288,7 @@ def rematch(public_id: str, *, by: Actor) -> Match:
     """
     with writing():
         match = _locked(public_id)
-        if match.status != Match.Status.FINISHED:
-            raise Refused("A rematch can start once this game is over.")
-        if not set(by.seats) - {match.computer_seat}:
-            raise Refused("Only the players can start a rematch.", 403)
-        if match.winner is None:
-            raise Refused("This match was cancelled before an opponent joined: start a new one.")
+        _refuse(rights.rematch_refusal(match, by.seats))
         if match.rematch_id is not None:
             return match.rematch
         game = match.rules
@@ -308,6 +304,7 @@ def rematch(public_id: str, *, by: Actor) -> Match:
             seat2_name=match.seat2_name,
             computer_level=match.computer_level,
             computer_seed=secrets_module.randbits(48),
+            hints=match.hints,
             status=Match.Status.PLAYING,
             started_at=timezone.now(),
         )
@@ -316,3 +313,20 @@ def rematch(public_id: str, *, by: Actor) -> Match:
         match.version += 1
         _broadcast(match)
     return new
+
+
+# ---- hints -----------------------------------------------------------------------
+
+
+def toggle_hints(public_id: str, *, by: Actor) -> Match:
+    """Show or hide the winning moves for the player of a game on one device or against
+    the computer. A change of the board like any other: every page of that player gets it."""
+    with writing():
+        match = _locked(public_id)
+        _refuse(rights.hints_refusal(match, by.seats))
+        changes = {"hints": not match.hints, "version": match.version + 1}
+        Match.objects.filter(pk=match.pk).update(**changes)
+        for field, value in changes.items():
+            setattr(match, field, value)
+        _broadcast(match, players_only=True)
+    return match

@@ -12,13 +12,33 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
-from games import live, play
-from games.boards import board_context, render_board, session_token, viewer_from_session
+from games import play, rights
+from games.boards import board_context, render_board, render_notice, session_token
 from games.forms import NewMatchForm
 from games.models import Match
-from games.play import Actor, Refused
+from games.play import Actor
+from games.rights import Refused, viewer_from_session
 from games.rules import GAMES, get_game
+
+# The HTTP status of each refusal of the write path (games/rights.py).
+REFUSAL_STATUS = {
+    rights.NoSuchMatch: 404,
+    rights.NotAPlayer: 403,
+    rights.NoHints: 403,
+    rights.IllegalMove: 422,
+}
+
+
+def _status(refusal: Refused) -> int:
+    """403 for what this viewer may never do, 404 for no match, 422 for a move the rules
+    refuse, and 409 for what conflicts with the match as it is now (stale, not your turn,
+    over, not started, seats taken...)."""
+    for kind, status in REFUSAL_STATUS.items():
+        if isinstance(refusal, kind):
+            return status
+    return 409
 
 
 def _game_or_404(slug: str):
@@ -57,12 +77,17 @@ def _board(
 ):
     """The answer to an action: the board partial for htmx, else a redirect to the match.
 
-    ``fresh``: ``match`` is the row as the write path left it (no need to read it again).
+    ``fresh``: ``match`` is the row as the write path left it (no need to read it again);
+    if the push of that change rendered this viewer's board, the answer is that board.
     """
     if request.htmx:
         if not fresh:
             match.refresh_from_db()
         viewer = viewer_from_session(request.session, match)
+        pushed = getattr(match, "pushed", None) if fresh else None
+        if pushed and viewer.key in pushed:
+            html = pushed[viewer.key] + render_notice(message, level)
+            return HttpResponse(html, status=status)
         html = render_board(
             match,
             viewer,
@@ -153,15 +178,13 @@ def join(request, public_id):
             name=request.POST.get("name", ""),
         )
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=refusal.status)
+        return _board(request, match, message=refusal.message, status=_status(refusal))
     match.refresh_from_db()
     player = match.player_of_seat(2)
     messages.info(request, f"You joined: you are {match.player_name(player)}.")
     # A full reload, so that the page's websocket carries the new seat.
     if request.htmx:
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = match.get_absolute_url()
-        return response
+        return HttpResponseClientRedirect(match.get_absolute_url())
     return _see_other(match.get_absolute_url())
 
 
@@ -180,7 +203,7 @@ def move(request, public_id):
     try:
         match = play.submit_move(public_id, by=_actor(request, match), text=text, ply=ply)
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=refusal.status)
+        return _board(request, match, message=refusal.message, status=_status(refusal))
     if not request.htmx:  # without JavaScript the page cannot ask for the computer's reply
         play.computer_move(public_id)
     return _board(request, match, fresh=True)
@@ -200,7 +223,7 @@ def resign(request, public_id):
     try:
         play.resign(public_id, by=_actor(request, match))
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=refusal.status)
+        return _board(request, match, message=refusal.message, status=_status(refusal))
     return _board(request, match)
 
 
@@ -210,7 +233,7 @@ def rematch(request, public_id):
     try:
         new = play.rematch(public_id, by=_actor(request, match))
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=refusal.status)
+        return _board(request, match, message=refusal.message, status=_status(refusal))
     play.computer_move(new.public_id)
     if request.htmx:  # the board now links the rematch, and site.js follows it
         return _board(request, match)
@@ -220,19 +243,11 @@ def rematch(request, public_id):
 @require_POST
 def toggle_hints(request, public_id):
     match = _match_or_404(public_id)
-    if match.mode == Match.Mode.FRIEND or not viewer_from_session(request.session, match).seats:
-        return _board(
-            request,
-            match,
-            message="Hints are for games on one device or against the computer.",
-            status=403,
-        )
-    hints = set(request.session.get("hints", []))
-    hints ^= {public_id}
-    request.session["hints"] = sorted(hints)[-200:]
-    request.session.save()  # before the page's socket reads it again
-    live.viewer_changed(public_id)
-    return _board(request, match)
+    try:
+        match = play.toggle_hints(public_id, by=_actor(request, match))
+    except Refused as refusal:
+        return _board(request, match, message=refusal.message, status=_status(refusal))
+    return _board(request, match, fresh=True)
 
 
 def _int_or_none(value) -> int | None:

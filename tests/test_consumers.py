@@ -15,10 +15,20 @@ from django.db import transaction
 
 from bitsite.asgi import application
 from games import play
-from games.models import Presence
 from tests.factories import actor, make_match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+@pytest.fixture(autouse=True)
+def fresh_presence():
+    """Each test starts with no sockets counted in this process. (The cache is not cleared:
+    with REDIS_URL it is a shared Redis, and every test's match has ids of its own.)"""
+    from games import presence
+
+    presence._open.clear()
+    yield
+    presence._open.clear()
 
 
 @database_sync_to_async
@@ -207,83 +217,172 @@ async def test_a_sync_frame_resends_the_board_and_a_flood_closes():
     assert len(outputs) <= 21
 
 
-async def test_presence_is_written_on_connect_and_removed_on_disconnect():
+async def test_presence_is_a_small_update_on_connect_and_disconnect():
     match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
     player2, _ = await connect(match.public_id, t2)
     first = await player2.receive_from()
-    assert 'data-online="no"' in first
+    assert 'id="presence-seat1" data-online="no"' in first
+    assert 'id="presence-seat2"' not in first  # a player's own mark is not drawn
     player1, _ = await connect(match.public_id, t1)
-    await player1.receive_from()
+    snapshot = await player1.receive_from()
+    assert 'id="presence-seat2" data-online="yes"' in snapshot
     pushed = await player2.receive_from()
-    assert 'data-online="yes"' in pushed
-    seats = await database_sync_to_async(
-        lambda: sorted(Presence.objects.values_list("seat", flat=True))
-    )()
-    assert seats == [1, 2]
+    assert 'id="board"' not in pushed  # one small update, never a board
+    assert 'id="presence-seat1" data-online="yes"' in pushed
+    assert await player2.receive_nothing(timeout=0.3)
     await player1.disconnect()
     pushed = await player2.receive_from()
-    assert 'data-online="no"' in pushed
-    seats = await database_sync_to_async(
-        lambda: list(Presence.objects.values_list("seat", flat=True))
-    )()
-    assert seats == [2]
+    assert 'id="board"' not in pushed
+    assert 'id="presence-seat1" data-online="no"' in pushed
     await player2.disconnect()
 
 
-async def test_the_heartbeat_keeps_a_connected_players_presence_fresh(monkeypatch):
-    from datetime import timedelta
+async def test_a_second_page_of_a_connected_player_sends_no_update():
+    match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
+    player2, _ = await connect(match.public_id, t2)
+    await player2.receive_from()
+    tab1, _ = await connect(match.public_id, t1)
+    await tab1.receive_from()
+    assert 'data-online="yes"' in await player2.receive_from()
+    tab2, _ = await connect(match.public_id, t1)
+    await tab2.receive_from()
+    assert await player2.receive_nothing(timeout=0.3)
+    await tab1.disconnect()  # the other tab is still open: still connected
+    assert await player2.receive_nothing(timeout=0.3)
+    await tab2.disconnect()
+    assert 'data-online="no"' in await player2.receive_from()
+    await player2.disconnect()
 
-    from django.utils import timezone
 
-    from games import consumers
+@pytest.fixture
+def fast_heartbeat(monkeypatch):
+    """Heartbeats every 0.2 s, slots that live 1 s."""
+    from games import presence
 
-    monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
+    monkeypatch.setattr(presence, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(presence, "CHECK", 0.1)
+    monkeypatch.setattr(presence, "TTL", 1)
+    return presence
+
+
+async def test_the_heartbeat_survives_errors_and_keeps_the_player_connected(
+    fast_heartbeat, monkeypatch
+):
+    presence = fast_heartbeat
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    original = presence.refresh
+    calls = []
+
+    def failing_then_fine(*args):
+        calls.append(args)
+        if len(calls) <= 2:
+            raise ConnectionError("the cache went away for a moment")
+        return original(*args)
+
+    monkeypatch.setattr(presence, "refresh", failing_then_fine)
     player1, _ = await connect(match.public_id, t1)
     await player1.receive_from()
-    stale = timezone.now() - timedelta(hours=1)
-    await database_sync_to_async(lambda: Presence.objects.update(seen_at=stale))()
-    seen_at = database_sync_to_async(
-        lambda: list(Presence.objects.values_list("seen_at", flat=True))
-    )
-    for _ in range(50):  # a heartbeat every 0.05 s: wait up to 5 s on a busy machine
-        await asyncio.sleep(0.1)
-        seen = await seen_at()
-        if seen and seen[0] > stale:
+    for _ in range(100):  # the slot lives 1 s: past it, only a refresh keeps it
+        await asyncio.sleep(0.05)
+        if len(calls) >= 8:
             break
-    assert len(seen) == 1 and seen[0] > timezone.now() - timedelta(seconds=5)
+    assert len(calls) >= 8  # it went on after the two errors
+    online = await database_sync_to_async(presence.online_seats)(match.public_id)
+    assert online == {1}
     await player1.disconnect()
 
 
-async def test_a_hints_toggle_reaches_the_boards_pushed_afterwards():
+async def test_a_player_whose_process_vanished_reads_as_gone(fast_heartbeat):
+    """A slot nobody refreshes (its process was killed) expires, and the pages that show
+    that player as connected are corrected without any sweeper."""
+    presence = fast_heartbeat
+    match, _, t2 = await database_sync_to_async(make_match)("bit-flip")
+    # Seat 1's socket lived on a process that was then killed: its slot is all that is left.
+    await database_sync_to_async(presence.claim)(
+        match.public_id, "seat1", "seat1", "specific.dead!process"
+    )
+    player2, _ = await connect(match.public_id, t2)
+    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from()
+    gone = await player2.receive_from(timeout=5)  # within TTL + CHECK
+    assert 'id="presence-seat1" data-online="no"' in gone and 'id="board"' not in gone
+    await player2.disconnect()
+
+
+async def test_sockets_past_the_cap_of_one_browser_on_one_match_are_refused(settings):
+    settings.SOCKETS_PER_MATCH = 3
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    cookie = await session_cookie(t1)
+    opened = []
+    for _ in range(3):
+        communicator, connected = await connect(match.public_id, cookie=cookie)
+        assert connected
+        assert 'id="board"' in await communicator.receive_from()
+        opened.append(communicator)
+    refused, connected = await connect(match.public_id, cookie=cookie)
+    assert await refused.receive_output() == {"type": "websocket.close", "code": 4409}
+    # Another browser is not affected, and a closed page frees its place.
+    watcher, _ = await connect(match.public_id)
+    assert 'id="board"' in await watcher.receive_from()
+    await opened.pop().disconnect()
+    again, _ = await connect(match.public_id, cookie=cookie)
+    assert 'id="board"' in await again.receive_from()
+    for communicator in [*opened, again, watcher]:
+        await communicator.disconnect()
+
+
+async def test_sockets_past_the_cap_of_one_browser_on_one_process_are_refused(settings):
+    settings.SOCKETS_PER_PROCESS = 2
+    cookie = await session_cookie("some-browser")
+    opened = []
+    for _ in range(2):
+        match, _, _ = await database_sync_to_async(make_match)("bit-flip")
+        communicator, _ = await connect(match.public_id, cookie=cookie)
+        assert 'id="board"' in await communicator.receive_from()
+        opened.append(communicator)
+    match, _, _ = await database_sync_to_async(make_match)("bit-flip")
+    refused, _ = await connect(match.public_id, cookie=cookie)
+    assert await refused.receive_output() == {"type": "websocket.close", "code": 4409}
+    await opened.pop().disconnect()
+    again, _ = await connect(match.public_id, cookie=cookie)
+    assert 'id="board"' in await again.receive_from()
+    for communicator in [*opened, again]:
+        await communicator.disconnect()
+
+
+async def test_a_hints_toggle_reaches_the_players_boards_and_only_theirs():
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
-    communicator, _ = await connect(match.public_id, cookie=cookie)
-    assert 'id="hint-line"' not in await communicator.receive_from()
+    player, _ = await connect(match.public_id, cookie=cookie)
+    assert 'id="hint-line"' not in await player.receive_from()
+    watcher, _ = await connect(match.public_id)
+    await watcher.receive_from()
     client = client_with(cookie)
     response = await database_sync_to_async(client.post)(
         f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
     )
     assert 'id="hint-line"' in response.content.decode()
-    # The toggle itself sends this viewer's board again: a snapshot rendered before the
-    # toggle may reach the page after the toggle's answer, and must not have the last word.
-    assert 'id="hint-line"' in await communicator.receive_from()
+    # Every page of the player shows the hints now; a spectator's board did not change.
+    assert 'id="hint-line"' in await player.receive_from()
+    assert await watcher.receive_nothing(timeout=0.5)
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(match, t1), text="1", ply=0
     )
-    assert 'id="hint-line"' in await communicator.receive_from()
-    await communicator.disconnect()
+    assert 'id="hint-line"' in await player.receive_from()
+    spectator_board = await watcher.receive_from()
+    assert 'id="hint-line"' not in spectator_board and "10000000" in spectator_board
+    for communicator in (player, watcher):
+        await communicator.disconnect()
 
 
 async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(monkeypatch):
-    """The toggle lands after the socket read the session and before its snapshot went out:
-    the socket's last board still shows the hints."""
-    from games import boards
+    """The toggle lands after the socket read the match and before its snapshot went out:
+    the socket's last board still shows the hints (the toggle is a newer version)."""
+    from games import consumers
 
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
     client = client_with(cookie)
-    original = boards.viewer_from_session
+    original = consumers.viewer_from_session
     toggled = []
 
     def read_then_toggle(session, m):
@@ -292,7 +391,7 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
             toggled.append(client.post(f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"))
         return viewer
 
-    monkeypatch.setattr(boards, "viewer_from_session", read_then_toggle)
+    monkeypatch.setattr(consumers, "viewer_from_session", read_then_toggle)
     communicator, _ = await connect(match.public_id, cookie=cookie)
     assert toggled and toggled[0].status_code == 200
     boards_sent = [await communicator.receive_from()]
@@ -303,17 +402,87 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
     await communicator.disconnect()
 
 
-async def test_a_hints_toggle_sends_nothing_to_viewers_it_does_not_change():
-    match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
-    watcher, _ = await connect(match.public_id)
-    await watcher.receive_from()
-    client = client_with(await session_cookie(t1))
-    response = await database_sync_to_async(client.post)(
-        f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
-    )
-    assert response.status_code == 200
-    assert await watcher.receive_nothing(timeout=0.5)
-    await watcher.disconnect()
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts every SQL query (on any thread) and every board render."""
+    from django.db.backends import utils
+
+    from games import boards
+
+    counts = {"queries": 0, "renders": 0}
+    lock = threading.Lock()
+    execute = utils.CursorWrapper._execute_with_wrappers
+    render = boards.render_board
+
+    def counting_execute(self, *args, **kwargs):
+        with lock:
+            counts["queries"] += 1
+        return execute(self, *args, **kwargs)
+
+    def counting_render(*args, **kwargs):
+        with lock:
+            counts["renders"] += 1
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(utils.CursorWrapper, "_execute_with_wrappers", counting_execute)
+    monkeypatch.setattr(boards, "render_board", counting_render)
+    return counts
+
+
+async def test_a_change_costs_the_same_queries_and_renders_for_1_10_or_100_sockets(counted):
+    """One read and one render per kind of viewer, however many pages watch."""
+    per_change = {}
+    for spectators in (1, 10, 100):
+        match, t1, t2 = await database_sync_to_async(make_match)("last-bit-standing")
+        player1, _ = await connect(match.public_id, t1)
+        await player1.receive_from()  # the snapshot: a read for that one socket
+        player2, _ = await connect(match.public_id, t2)
+        await player2.receive_from()
+        assert 'data-online="yes"' in await player1.receive_from()  # player 2 is here
+        sockets = [player1, player2]
+        for _ in range(spectators):
+            watcher, _ = await connect(match.public_id)
+            await watcher.receive_from()
+            sockets.append(watcher)
+        counted.update(queries=0, renders=0)
+        await database_sync_to_async(play.submit_move)(
+            match.public_id, by=actor(match, t1), text="0", ply=0
+        )
+        for communicator in sockets:
+            assert 'data-ply="1"' in await communicator.receive_from(timeout=10)
+        per_change[spectators] = dict(counted)
+        for communicator in sockets:
+            await communicator.disconnect()
+    assert per_change[1] == per_change[10] == per_change[100], per_change
+    assert per_change[1]["renders"] == 3  # seat 1, seat 2, spectator
+
+
+async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, settings):
+    """Many pages of one player: each renders its own snapshot once, and the other pages
+    get one small update, not a board per page per page (that was quadratic)."""
+    settings.SOCKETS_PER_MATCH = settings.SOCKETS_PER_PROCESS = 100
+    renders = {}
+    for pages in (10, 40):
+        match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
+        opponent, _ = await connect(match.public_id, t2)
+        await opponent.receive_from()
+        counted.update(queries=0, renders=0)
+        cookie = await session_cookie(t1)
+        tabs = []
+        for _ in range(pages):
+            tab, _ = await connect(match.public_id, cookie=cookie)
+            await tab.receive_from()
+            tabs.append(tab)
+        assert 'data-online="yes"' in await opponent.receive_from()
+        assert await opponent.receive_nothing(timeout=0.3)  # one update for all those pages
+        for tab in tabs:
+            assert await tab.receive_nothing(timeout=0.01)
+        renders[pages] = counted["renders"]
+        for tab in tabs:
+            await tab.disconnect()
+        assert 'data-online="no"' in await opponent.receive_from()
+        await opponent.disconnect()
+    assert renders == {10: 10, 40: 40}
 
 
 @pytest.mark.services

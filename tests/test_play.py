@@ -31,7 +31,7 @@ def test_wrong_seat_is_refused_and_changes_nothing():
     with pytest.raises(play.Refused) as refusal:
         play.submit_move(match.public_id, by=actor(match, t2), text="1", ply=0)
     assert "not your turn" in refusal.value.message
-    assert refusal.value.status == 409
+    assert isinstance(refusal.value, play.NotYourTurn)
     assert Move.objects.count() == 0
     match.refresh_from_db()
     assert match.ply == 0
@@ -41,7 +41,7 @@ def test_a_spectator_cannot_move():
     match, _, _ = make_match("bit-flip")
     with pytest.raises(play.Refused) as refusal:
         play.submit_move(match.public_id, by=play.Actor(frozenset()), text="1", ply=0)
-    assert refusal.value.status == 403
+    assert isinstance(refusal.value, play.NotAPlayer)
     assert Move.objects.count() == 0
 
 
@@ -61,7 +61,7 @@ def test_an_illegal_move_is_refused_with_the_rules_message():
     match, t1, _ = make_match("bit-flip")
     with pytest.raises(play.Refused) as refusal:
         play.submit_move(match.public_id, by=actor(match, t1), text="3 5", ply=0)
-    assert refusal.value.status == 422
+    assert isinstance(refusal.value, play.IllegalMove)
     assert "not adjacent" in refusal.value.message
     assert Move.objects.count() == 0
 

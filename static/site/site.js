@@ -20,6 +20,16 @@
 
   window.bitsite = { isStale: isStale };
 
+  // A share link drawn by a push is a path: make it a whole address.
+  function absoluteLinks() {
+    document.querySelectorAll("input[data-absolute]").forEach(function (input) {
+      if (input.value.charAt(0) === "/") input.value = location.origin + input.value;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", absoluteLinks);
+  document.addEventListener("htmx:afterSettle", absoluteLinks);
+  document.addEventListener("htmx:wsAfterMessage", absoluteLinks);
+
   var socket = null;
   var retries = 0;
 
@@ -38,12 +48,29 @@
     showReconnecting(false);
   });
 
+  // Why the server closed this page's socket for good (games/consumers.py).
+  var refusals = {
+    4400: "This page sent something the server does not expect: reload it.",
+    4404: "This match no longer exists.",
+    4409: "This match (or bitsite) is open in too many tabs of this browser: close some, then reload this page.",
+    4413: "This page sent too much at once: reload it.",
+    4429: "This page sent too many messages: reload it."
+  };
+
   document.addEventListener("htmx:wsClose", function (e) {
     var code = e.detail.event.code;
-    if (code >= 4000) return; // the server refused this page for good (see games/consumers.py)
+    if (code >= 4000 && code !== 4503) { // the server refused this page for good
+      var el = document.getElementById("conn");
+      if (el) {
+        el.textContent = refusals[code] || "Live updates stopped: reload this page.";
+        el.hidden = false;
+      }
+      document.documentElement.setAttribute("data-live", "refused-" + code);
+      return;
+    }
     showReconnecting(true);
     // htmx's ws extension retries 1006/1011/1012/1013 itself; a clean close (1000, 1001,
-    // 1005) from a restarting server is retried here.
+    // 1005) from a restarting server, and 4503 (its Redis is away), are retried here.
     if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
       var wrapper = e.detail.socketWrapper;
       setTimeout(function () { wrapper.reconnect(); }, backoff(retries++));
