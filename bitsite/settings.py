@@ -153,9 +153,10 @@ if REDIS_URL:
     }
 else:
     # A group send to a full channel is dropped silently: room for a slow socket.
+    # Channels' in-memory layer, with its clean-up scan once a second (bitsite/layers.py).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels.layers.InMemoryChannelLayer",
+            "BACKEND": "bitsite.layers.InProcessChannelLayer",
             "CONFIG": {"capacity": 1000},
         }
     }
@@ -216,7 +217,9 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Sessions hold the seat secrets: keep them in the database, for a year.
+# Sessions hold the seat secrets: kept in the database for a year, and read through the
+# cache (every move reads its player's session; a read from the cache saves a query).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
+from django.urls import reverse
 
 from games import presence
-from games.models import Match, Move
+from games.models import Match
 from games.rights import Viewer, kinds, rights, shows_hints
 
 HISTORY_SHOWN = 40
@@ -32,11 +33,28 @@ def session_token(session) -> str:
 
 @dataclass(frozen=True)
 class Scene:
-    """What every viewer of one version of a match shares: read once, drawn per viewer."""
+    """What every viewer of one version of a match shares: read and drawn once, then put
+    into each viewer's board."""
 
     match: Match
-    moves: list[Move]
+    moves: list[dict]  # the last moves shown: ply, player, text
     online: frozenset[int]
+    history: str  # the move list, drawn
+    urls: dict[str, str]  # the match's actions
+
+
+ACTIONS = ("move", "join", "computer", "hints", "resign", "rematch", "replay")
+_PLACEHOLDER = "MATCHID"
+_action_paths: dict[str, str] = {}
+
+
+def action_urls(public_id: str) -> dict[str, str]:
+    """The paths of a match's actions, each reversed once per process (a public id is
+    URL-safe text, so it goes into the path as it is)."""
+    if not _action_paths:
+        for name in ACTIONS:
+            _action_paths[name] = reverse(name, args=[_PLACEHOLDER])
+    return {name: path.replace(_PLACEHOLDER, public_id) for name, path in _action_paths.items()}
 
 
 def shows_presence(match: Match) -> bool:
@@ -51,15 +69,38 @@ def presence_seats(match: Match) -> tuple[int, ...]:
     return tuple(seat for seat in (1, 2) if match.seat_secret_hash(seat))
 
 
-def scene(match: Match, *, online: frozenset[int] | None = None) -> Scene:
-    """The shared part of a board: the last moves (one query) and who is connected (read
-    from the cache unless the caller read it already)."""
-    moves = list(match.moves.order_by("-ply")[:HISTORY_SHOWN])[::-1]
+def recent_moves(match: Match) -> list[dict]:
+    """The moves the board lists: the last HISTORY_SHOWN, oldest first (one query).
+    Numbers as text: the template would localize every one of them, on every board."""
+    moves = [
+        {"ply": str(ply), "player": str(player), "text": text}
+        for ply, player, text in match.moves.order_by("-ply").values_list("ply", "player", "text")[
+            :HISTORY_SHOWN
+        ]
+    ]
+    moves.reverse()
+    return moves
+
+
+def scene(
+    match: Match,
+    *,
+    online: frozenset[int] | None = None,
+    moves: list[dict] | None = None,
+) -> Scene:
+    """The shared part of a board: the last moves and who is connected (read here unless
+    the caller read them already), and the move list drawn once."""
+    if moves is None:
+        moves = recent_moves(match)
     if not shows_presence(match):
         online = frozenset()
     elif online is None:
         online = presence.online_seats(match.public_id)
-    return Scene(match, moves, online or frozenset())
+    history = render_to_string(
+        "games/match.html#history",
+        {"match": match, "moves": moves, "earlier_moves": max(0, match.ply - len(moves))},
+    )
+    return Scene(match, moves, online or frozenset(), history, action_urls(match.public_id))
 
 
 def board_context(
@@ -122,7 +163,8 @@ def board_context(
         "analysis": analysis,
         "computer_thinking": match.computer_to_move,
         "moves": moves,
-        "earlier_moves": max(0, match.ply - len(moves)),
+        "history": shared.history,
+        "urls": shared.urls,
         "message": message,
         "message_level": message_level,
         # Pushes go to every page of the match: the link is made absolute by the page.
@@ -213,11 +255,17 @@ def render_board(
 
 
 def render_kinds(
-    match: Match, *, only: frozenset[str] | None = None, online: frozenset[int] | None = None
+    match: Match,
+    *,
+    only: frozenset[str] | None = None,
+    online: frozenset[int] | None = None,
+    moves: list[dict] | None = None,
 ) -> dict[str, str]:
     """The board of this version of the match for each kind of viewer (``only``: those
     kinds), drawn once each from one read of the shared part."""
-    shared = scene(match, online=online)
+    if only is not None and not only:
+        return {}
+    shared = scene(match, online=online, moves=moves)
     return {
         viewer.key: render_board(match, viewer, shared=shared)
         for viewer in kinds(match)

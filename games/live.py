@@ -27,7 +27,7 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
 from games import presence
-from games.boards import presence_fragment, presence_seats, render_kinds
+from games.boards import presence_fragment, presence_seats, recent_moves, render_kinds
 from games.models import Match
 from games.rights import kinds
 
@@ -43,30 +43,68 @@ def group_name(public_id: str) -> str:
     return f"match.{public_id}"
 
 
-def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]:
-    """Render this version of the match for each kind of viewer watching it and send the
-    boards to its group. Returns the boards (the mover's answer reuses its own).
+class Push:
+    """One committed change on its way to the match's pages.
+
+    ``prepare`` reads what the boards need (the last moves from the database, on the
+    connection that wrote the change; who is connected and which kinds of viewer watch,
+    from the cache). ``send`` renders the board once for each kind of viewer watching and
+    sends them in one group message; each consumer forwards the one for its kind. The
+    boards stay on ``match.pushed``: the answer to the request that made the change is
+    its viewer's board. Neither ever raises: the change is saved, and a page that misses
+    a push catches up on its next sync.
 
     ``players_only``: the change shows only on the players' boards (a hints toggle);
-    spectators keep theirs, and get the next change as usual."""
-    friend = match.mode == Match.Mode.FRIEND
-    wanted = [viewer.key for viewer in kinds(match) if not (players_only and viewer.spectator)]
-    seen = presence.snapshot(match.public_id, wanted, (1, 2) if friend else ())
-    online = seen.online or frozenset()
-    only = frozenset(wanted) if seen.kinds is None else seen.kinds
-    boards = render_kinds(match, only=only, online=online)
-    publisher.publish(
-        group_name(match.public_id),
-        {
-            "type": "match.changed",
-            "version": match.version,
-            "changed": wanted,  # the kinds of viewer whose board this change changes
-            "boards": boards,  # rendered for those with a socket open
-            # the presence marks these boards draw, so each socket knows what its page shows
-            "marks": [[seat, seat in online] for seat in presence_seats(match)],
-        },
-    )
-    return boards
+    spectators keep theirs, and get the next change as usual.
+    """
+
+    def __init__(self, match: Match, *, players_only: bool = False):
+        self.match = match
+        self.wanted = [
+            viewer.key for viewer in kinds(match) if not (players_only and viewer.spectator)
+        ]
+        self.moves: list[dict] | None = None
+        self.seen = presence.UNKNOWN
+
+    def prepare(self) -> None:
+        match = self.match
+        try:
+            self.moves = recent_moves(match)
+        except Exception:
+            log.exception("could not read the moves of match %s", match.public_id)
+        friend = match.mode == Match.Mode.FRIEND
+        self.seen = presence.snapshot(match.public_id, self.wanted, (1, 2) if friend else ())
+
+    def send(self) -> None:
+        match = self.match
+        try:
+            online = self.seen.online or frozenset()
+            only = frozenset(self.wanted) if self.seen.kinds is None else self.seen.kinds
+            boards = render_kinds(match, only=only, online=online, moves=self.moves)
+            match.pushed = boards
+        except Exception:
+            log.exception("could not draw match %s version %s", match.public_id, match.version)
+            return
+        publisher.publish(
+            group_name(match.public_id),
+            {
+                "type": "match.changed",
+                "version": match.version,
+                "changed": self.wanted,  # the kinds of viewer whose board this change changes
+                "boards": boards,  # drawn for those with a socket open
+                # the presence marks these boards draw, so each socket knows what it shows
+                "marks": [[seat, seat in online] for seat in presence_seats(match)],
+            },
+        )
+
+
+def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]:
+    """Push this version of the match to its pages now (for code outside the write path's
+    transactions, like tests and benchmarks). Returns the boards."""
+    push = Push(match, players_only=players_only)
+    push.prepare()
+    push.send()
+    return getattr(match, "pushed", {})
 
 
 def presence_message(seat: int, online: bool) -> dict:

@@ -23,10 +23,12 @@ import random
 import secrets as secrets_module
 import threading
 import unicodedata
-from contextlib import contextmanager
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -51,10 +53,19 @@ FIRST_CHOICES = ("me", "opponent", "random")
 
 @dataclass(frozen=True)
 class Actor:
-    """Who is acting: the seats this browser (or the computer) holds in the match."""
+    """Who is acting: the seats this browser (or the computer) holds in the match.
 
-    seats: frozenset[int]
+    A browser is named by its session's secret (``token``): its seats are read from the
+    match row the write path has locked, so a view need not read the match first."""
+
+    seats: frozenset[int] = frozenset()
     computer: bool = False
+    token: str | None = None
+
+    def seats_in(self, match: Match) -> frozenset[int]:
+        if self.token is not None:
+            return frozenset(match.seats_for([self.token]))
+        return self.seats
 
 
 def clean_name(text: str) -> str:
@@ -63,19 +74,77 @@ def clean_name(text: str) -> str:
     return " ".join(text.split())[:40].rstrip()
 
 
-_sqlite_writers = threading.RLock()
+# ---- transactions ------------------------------------------------------------------
+#
+# SQLite takes one writer at a time. This process's writes run on one thread of their own,
+# which keeps its connection (and SQLite's parsed schema and statements) from one write to
+# the next: under ASGI every request runs in a new thread, and a connection opened for one
+# move cost more than the move's own queries. The request that asked waits for its write,
+# then renders and sends the push itself. On PostgreSQL (a pool of connections, row locks)
+# every write runs in the request's own thread.
+
+_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitsite-writer")
+_sqlite_writers = threading.RLock()  # a write that runs inline (see _write) queues here too
+_current = threading.local()
 
 
-@contextmanager
-def writing():
-    """One write transaction. SQLite takes one writer at a time; this process's writers
-    queue on a lock instead of polling SQLite's busy timeout (which collapses under load)."""
-    if connection.vendor == "sqlite":
-        with _sqlite_writers, transaction.atomic():
-            yield
-    else:
-        with transaction.atomic():
-            yield
+class _Job:
+    """The pushes a write schedules; they are prepared on the writer's connection after
+    commit, and rendered and sent by the thread that asked for the write."""
+
+    def __init__(self):
+        self.pushes: list[live.Push] = []
+        self.open = True
+
+
+def _write(change: Callable[[], Match]) -> Match:
+    """Run ``change`` in one transaction, then push what it changed. Refusals propagate."""
+    if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        result, job = _writer.submit(_on_writer, change).result()
+    else:  # PostgreSQL; or inside an outer transaction (tests): in this thread
+        result, job = _run(change)
+    for push in job.pushes:
+        push.send()
+    return result
+
+
+def _on_writer(change):
+    try:
+        return _run(change)
+    except DatabaseError:
+        connection.close()  # the next write opens a fresh connection
+        raise
+
+
+def _run(change):
+    job, outer = _Job(), getattr(_current, "job", None)
+    _current.job = job
+    try:
+        lock = _sqlite_writers if connection.vendor == "sqlite" else nullcontext()
+        with lock, transaction.atomic():
+            result = change()
+    finally:
+        job.open = False
+        _current.job = outer
+    for push in job.pushes:
+        push.prepare()
+    return result, job
+
+
+def _broadcast(match: Match, *, players_only: bool = False) -> None:
+    """After commit, push this version of the match to its pages. The boards rendered for
+    the push stay on ``match.pushed`` for the answer to the request that made the change."""
+    push = live.Push(match, players_only=players_only)
+    job = getattr(_current, "job", None)
+
+    def committed():
+        if job is not None and job.open:
+            job.pushes.append(push)
+        else:  # committed by an outer transaction, after its write returned
+            push.prepare()
+            push.send()
+
+    transaction.on_commit(committed)
 
 
 def _locked(public_id: str) -> Match:
@@ -83,16 +152,6 @@ def _locked(public_id: str) -> Match:
         return Match.objects.select_for_update().get(public_id=public_id)
     except Match.DoesNotExist:
         raise NoSuchMatch() from None
-
-
-def _broadcast(match: Match, *, players_only: bool = False) -> None:
-    """After commit, push this version of the match to its pages. The boards rendered for
-    the push stay on ``match.pushed`` for the answer to the request that made the change."""
-
-    def push():
-        match.pushed = live.match_changed(match, players_only=players_only)
-
-    transaction.on_commit(push)
 
 
 def _refuse(refusal: Refused | None) -> None:
@@ -153,7 +212,8 @@ def create_match(
 def join(public_id: str, *, token: str, name: str = "") -> Match:
     """Take seat 2 of a match waiting for its second player."""
     seat_hash = hash_secret(token)
-    with writing():
+
+    def change() -> Match:
         match = _locked(public_id)
         _refuse(rights.join_refusal(match, rights.viewer_of(match, token).seats))
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
@@ -167,7 +227,9 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
             raise rights.SeatsTaken()
         match.refresh_from_db()
         _broadcast(match)
-    return match
+        return match
+
+    return _write(change)
 
 
 # ---- moves ---------------------------------------------------------------------
@@ -175,12 +237,14 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
 
 def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Match:
     """Apply a move for the player to move, if ``by`` holds that seat and saw this ply."""
-    with writing():
+
+    def change() -> Match:
         match = _locked(public_id)
         game = match.rules
         position = game.from_json(match.position)
         player = position.to_move
-        refusal = rights.move_refusal(match, by.seats, to_move=player, computer=by.computer)
+        seats = by.seats_in(match)
+        refusal = rights.move_refusal(match, seats, to_move=player, computer=by.computer)
         if isinstance(refusal, (GameOver, rights.NotStarted)):
             raise refusal
         if ply is None or ply != match.ply:
@@ -218,7 +282,9 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
         for field, value in changes.items():
             setattr(match, field, value)
         _broadcast(match)
-    return match
+        return match
+
+    return _write(change)
 
 
 def computer_move(public_id: str) -> Match | None:
@@ -251,10 +317,11 @@ def resign(public_id: str, *, by: Actor) -> Match:
 
     Before anyone has joined, this cancels the match instead, with no winner.
     """
-    with writing():
+
+    def change() -> Match:
         match = _locked(public_id)
-        _refuse(rights.resign_refusal(match, by.seats))
-        seats = rights.human_seats(match, by.seats)
+        _refuse(rights.resign_refusal(match, by.seats_in(match)))
+        seats = rights.human_seats(match, by.seats_in(match))
         game = match.rules
         position = game.from_json(match.position)
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
@@ -278,7 +345,9 @@ def resign(public_id: str, *, by: Actor) -> Match:
         for field, value in changes.items():
             setattr(match, field, value)
         _broadcast(match)
-    return match
+        return match
+
+    return _write(change)
 
 
 def rematch(public_id: str, *, by: Actor) -> Match:
@@ -286,9 +355,10 @@ def rematch(public_id: str, *, by: Actor) -> Match:
 
     Asking twice (or both players asking) gives the same rematch.
     """
-    with writing():
+
+    def change() -> Match:
         match = _locked(public_id)
-        _refuse(rights.rematch_refusal(match, by.seats))
+        _refuse(rights.rematch_refusal(match, by.seats_in(match)))
         if match.rematch_id is not None:
             return match.rematch
         game = match.rules
@@ -312,7 +382,9 @@ def rematch(public_id: str, *, by: Actor) -> Match:
         match.rematch = new
         match.version += 1
         _broadcast(match)
-    return new
+        return new
+
+    return _write(change)
 
 
 # ---- hints -----------------------------------------------------------------------
@@ -321,12 +393,15 @@ def rematch(public_id: str, *, by: Actor) -> Match:
 def toggle_hints(public_id: str, *, by: Actor) -> Match:
     """Show or hide the winning moves for the player of a game on one device or against
     the computer. A change of the board like any other: every page of that player gets it."""
-    with writing():
+
+    def change() -> Match:
         match = _locked(public_id)
-        _refuse(rights.hints_refusal(match, by.seats))
+        _refuse(rights.hints_refusal(match, by.seats_in(match)))
         changes = {"hints": not match.hints, "version": match.version + 1}
         Match.objects.filter(pk=match.pk).update(**changes)
         for field, value in changes.items():
             setattr(match, field, value)
         _broadcast(match, players_only=True)
-    return match
+        return match
+
+    return _write(change)

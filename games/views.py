@@ -58,8 +58,15 @@ def _see_other(url: str) -> HttpResponseRedirect:
     return response
 
 
-def _actor(request, match: Match) -> Actor:
-    return Actor(viewer_from_session(request.session, match).seats)
+def _actor(request) -> Actor:
+    """This browser, by its session's secret: the write path finds its seats."""
+    return Actor(token=request.session.get("token"))
+
+
+def _refused(request, public_id: str, refusal: Refused):
+    """The answer to a refusal: the current board, with the message and its status."""
+    match = _match_or_404(public_id)
+    return _board(request, match, message=refusal.message, status=_status(refusal))
 
 
 def _share_url(request, match: Match) -> str:
@@ -190,20 +197,19 @@ def join(request, public_id):
 
 @require_POST
 def move(request, public_id):
-    match = _match_or_404(public_id)
     text = request.POST.get("move", "")
     ply = _int_or_none(request.POST.get("ply"))
     if ply is None:
         return _board(
             request,
-            match,
+            _match_or_404(public_id),
             message="That move came without its board: here is the current one.",
             status=400,
         )
     try:
-        match = play.submit_move(public_id, by=_actor(request, match), text=text, ply=ply)
+        match = play.submit_move(public_id, by=_actor(request), text=text, ply=ply)
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=_status(refusal))
+        return _refused(request, public_id, refusal)
     if not request.htmx:  # without JavaScript the page cannot ask for the computer's reply
         play.computer_move(public_id)
     return _board(request, match, fresh=True)
@@ -212,26 +218,26 @@ def move(request, public_id):
 @require_POST
 def computer(request, public_id):
     """Ask the computer to reply: the board asks for this right after it shows your move."""
-    match = _match_or_404(public_id)
-    play.computer_move(public_id)
-    return _board(request, match)
+    moved = play.computer_move(public_id)
+    if moved is not None:
+        return _board(request, moved, fresh=True)
+    return _board(request, _match_or_404(public_id))
 
 
 @require_POST
 def resign(request, public_id):
-    match = _match_or_404(public_id)
     try:
-        play.resign(public_id, by=_actor(request, match))
+        match = play.resign(public_id, by=_actor(request))
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=_status(refusal))
-    return _board(request, match)
+        return _refused(request, public_id, refusal)
+    return _board(request, match, fresh=True)
 
 
 @require_POST
 def rematch(request, public_id):
     match = _match_or_404(public_id)
     try:
-        new = play.rematch(public_id, by=_actor(request, match))
+        new = play.rematch(public_id, by=_actor(request))
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=_status(refusal))
     play.computer_move(new.public_id)
@@ -242,11 +248,10 @@ def rematch(request, public_id):
 
 @require_POST
 def toggle_hints(request, public_id):
-    match = _match_or_404(public_id)
     try:
-        match = play.toggle_hints(public_id, by=_actor(request, match))
+        match = play.toggle_hints(public_id, by=_actor(request))
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=_status(refusal))
+        return _refused(request, public_id, refusal)
     return _board(request, match, fresh=True)
 
 

@@ -71,12 +71,15 @@ def test_sqlite_runs_in_wal_mode_with_immediate_transactions(db):
     assert not connection.settings_dict["NAME"].startswith(":memory:")
 
 
-def test_channel_layer_follows_redis_url():
+def test_channel_layer_and_cache_follow_redis_url():
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    cache = settings.CACHES["default"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
         assert backend == "channels_redis.core.RedisChannelLayer"
+        assert cache == "django.core.cache.backends.redis.RedisCache"
     else:
-        assert backend == "channels.layers.InMemoryChannelLayer"
+        assert backend == "bitsite.layers.InProcessChannelLayer"
+        assert cache == "django.core.cache.backends.locmem.LocMemCache"
 
 
 def test_daphne_comes_first_and_websockets_are_origin_checked():
