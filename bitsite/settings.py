@@ -218,8 +218,9 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # Sessions hold the seat secrets: kept in the database for a year, and read through the
-# cache (every move reads its player's session; a read from the cache saves a query).
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# cache (every move reads its player's session; a read from the cache saves a query). An
+# unreachable cache reads as a miss (bitsite/sessions.py).
+SESSION_ENGINE = "bitsite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

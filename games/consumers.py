@@ -38,7 +38,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from games import boards, presence
-from games.live import SEND_TIMEOUT, group_name, presence_message, publisher
+from games.live import SEND_TIMEOUT, group_name, presence_changed, publisher
 from games.models import Match
 from games.rights import Viewer, viewer_from_session
 
@@ -60,7 +60,7 @@ class Opened:
     """What a socket learns when it opens: its viewer, its slot and its first board."""
 
     viewer: Viewer
-    friend: bool
+    mode: str
     owner: str | None
     slot: str | None
     was_online: bool
@@ -69,7 +69,7 @@ class Opened:
     @property
     def seat(self) -> int | None:
         """The seat whose presence this socket makes: one player's socket in a friend's match."""
-        if self.friend and self.owner and self.owner.startswith("seat"):
+        if self.mode == Match.Mode.FRIEND and self.owner and self.owner.startswith("seat"):
             return min(self.viewer.seats)
         return None
 
@@ -92,7 +92,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self):
         self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
-        self.group = group_name(self.public_id)
+        self.group = None
         self.frames: deque[float] = deque()
         self.version = -1
         self.marks: dict[int, bool] = {}
@@ -104,27 +104,35 @@ class MatchConsumer(AsyncWebsocketConsumer):
             if not self.admitted:
                 await self._refuse(CLOSE_TOO_MANY)
                 return
-        # Join first, read second: a change that commits in between reaches this socket
-        # as a push (or is already in the snapshot it reads).
-        try:
-            await asyncio.wait_for(
-                self.channel_layer.group_add(self.group, self.channel_name), SEND_TIMEOUT
-            )
-        except Exception as error:
-            publisher.lost(error)
-            await self._refuse(CLOSE_TRY_LATER)
-            return
-        publisher.answered()
-        self.joined = True
         opened = await self._open()
         if opened is None or opened.slot is None:
             await self._refuse(CLOSE_UNKNOWN_MATCH if opened is None else CLOSE_TOO_MANY)
             return
         self.opened = opened
+        # The group of this socket's kind of viewer: what it is sent is its board.
+        try:
+            group = group_name(self.public_id, opened.viewer.key)
+            await asyncio.wait_for(
+                self.channel_layer.group_add(group, self.channel_name), SEND_TIMEOUT
+            )
+            self.group = group
+        except Exception as error:
+            publisher.lost(error)
+            await self._refuse(CLOSE_TRY_LATER)
+            return
+        publisher.answered()
+        # A change that committed after the board was read, and whose push went out before
+        # this socket joined its group, would be missed: the newest version says so.
+        snapshot = opened.snapshot
+        newest = await presence.call(presence.pushed_version, self.public_id)
+        if newest is None:
+            newest = await self._version()
+        if newest is not None and newest > snapshot.version:
+            snapshot = await self._read_snapshot()
         await self.accept()
-        await self._send_snapshot(opened.snapshot)
+        await self._send_snapshot(snapshot)
         if opened.seat is not None and not opened.was_online:
-            publisher.publish(self.group, presence_message(opened.seat, True))
+            presence_changed(self.public_id, opened.mode, opened.seat, True)
         self.heartbeat_task = asyncio.create_task(self._heartbeat())
 
     async def disconnect(self, code):
@@ -141,8 +149,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 online = await presence.call(presence.online_seats, self.public_id, (seat,))
                 if online is not None and seat not in online:
                     # The opponent learns at once that this page went away.
-                    publisher.publish(self.group, presence_message(seat, False))
-        if getattr(self, "joined", False):
+                    presence_changed(self.public_id, opened.mode, seat, False)
+        if self.group is not None:
             try:
                 await asyncio.wait_for(
                     self.channel_layer.group_discard(self.group, self.channel_name), SEND_TIMEOUT
@@ -203,16 +211,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_TRY_LATER)
 
     async def match_changed(self, event):
-        kind = self.opened.viewer.key if self.opened else None
-        if kind not in event["changed"] or event["version"] <= self.version:
-            return  # not this page's board, or it already shows this version or a newer one
-        html = event["boards"].get(kind)
-        if html is None:  # not rendered: this kind's socket was not counted yet. Read it.
-            await self._send_snapshot(await self._read_snapshot())
-            return
+        if event["version"] <= self.version:
+            return  # this page already shows this version or a newer one
         self.version = event["version"]
-        await self.send(text_data=html)
-        self._marks_drawn(event.get("marks"))
+        await self.send(text_data=event["html"])
+        self._marks_drawn(event["marks"])
 
     async def presence_changed(self, event):
         seat, online = event["seat"], event["online"]
@@ -262,8 +265,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
             was_online = min(humans) in (presence.online_seats(self.public_id) or ())
         slot = presence.claim(self.public_id, owner, viewer.key, self.channel_name)
         if slot is None:
-            return Opened(viewer, friend, owner, None, was_online, None)
-        return Opened(viewer, friend, owner, slot, was_online, self._snapshot(match, viewer))
+            return Opened(viewer, match.mode, owner, None, was_online, None)
+        return Opened(viewer, match.mode, owner, slot, was_online, self._snapshot(match, viewer))
+
+    @database_sync_to_async
+    def _version(self) -> int | None:
+        return (
+            Match.objects.filter(public_id=self.public_id).values_list("version", flat=True).first()
+        )
 
     @database_sync_to_async
     def _read_snapshot(self) -> Snapshot | None:

@@ -1,17 +1,20 @@
 """Pushes to the browsers watching a match: render each change once, send it once.
 
-The write path calls ``match_changed`` from ``transaction.on_commit`` (nothing is
-pushed for a change that rolls back). It renders the board once for each kind of
-viewer with a socket open (spectator, seat 1, seat 2, both seats: games/rights.py)
-and sends them all in one group message; each consumer forwards the one for its
-kind without touching the database (games/consumers.py). So a change costs one
-read and a few renders whether one page watches or a thousand.
+Every socket of a match belongs to the group of its *kind of viewer* (spectator,
+seat 1, seat 2, both seats on one device: games/rights.py). When a change commits,
+the write path (games/play.py) hands it to a ``Push``: it reads what the boards
+share once, renders the board once for each kind with a socket open, and sends each
+to its kind's group; every consumer forwards what it is sent, without touching the
+database (games/consumers.py), as the Channels tutorial's ``chat_message`` does. So a
+change costs one read and a render per kind whether one page watches or a thousand.
+The mover's own kind is drawn last: the opponent's board goes out first, and the
+mover's answer is the board drawn for its kind.
 
 Sending never holds up the request that made the change. The message is handed to
 the server's event loop and the request goes on: no database connection is held
 while the channel layer works, and a slow or missing Redis cannot make a move wait.
 A send that fails or takes longer than ``SEND_TIMEOUT`` starts an *outage*: it is
-logged once, the newest message of each match is kept (older ones are superseded:
+logged once, the newest message of each group is kept (older ones are superseded:
 every board carries the whole position), and they are sent again when the layer
 answers. Pages that lost their socket meanwhile resync when they reconnect.
 """
@@ -21,81 +24,92 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 import time
+from contextlib import contextmanager
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
-from games import presence
-from games.boards import presence_fragment, presence_seats, recent_moves, render_kinds
+from games import boards, presence
 from games.models import Match
-from games.rights import kinds
+from games.rights import kinds, kinds_of_mode
 
 log = logging.getLogger(__name__)
 
 SEND_TIMEOUT = 2.0  # seconds a group send may take before the layer counts as down
 RETRY_EVERY = 1.0  # seconds between attempts to reach a layer that is down
-MAX_KEPT = 10_000  # matches whose newest message is kept through an outage
+MAX_KEPT = 10_000  # groups whose newest message is kept through an outage
 PROBE = "bitsite.probe"  # a group nobody joins: sending to it tells whether the layer answers
 
 
-def group_name(public_id: str) -> str:
-    return f"match.{public_id}"
+def group_name(public_id: str, kind: str) -> str:
+    """The group of one kind of viewer of one match."""
+    return f"match.{public_id}.{kind}"
 
 
 class Push:
     """One committed change on its way to the match's pages.
 
-    ``prepare`` reads what the boards need (the last moves from the database, on the
-    connection that wrote the change; who is connected and which kinds of viewer watch,
-    from the cache). ``send`` renders the board once for each kind of viewer watching and
-    sends them in one group message; each consumer forwards the one for its kind. The
-    boards stay on ``match.pushed``: the answer to the request that made the change is
-    its viewer's board. Neither ever raises: the change is saved, and a page that misses
-    a push catches up on its next sync.
+    ``prepare`` reads what the boards need: the last moves from the database (on the
+    connection that wrote the change), and from the cache who is connected and which
+    kinds of viewer have a socket open. ``send`` records the new version in the cache
+    (a socket that opens meanwhile checks it), then renders the board once for each
+    kind watching and sends it to that kind's group, the mover's kind (``last``) last.
+    The boards stay on ``match.pushed``: the answer to the request that made the change
+    is its viewer's board. Neither ever raises: the change is saved, and a page that
+    misses a push catches up on its next sync.
 
     ``players_only``: the change shows only on the players' boards (a hints toggle);
     spectators keep theirs, and get the next change as usual.
     """
 
-    def __init__(self, match: Match, *, players_only: bool = False):
+    def __init__(self, match: Match, *, players_only: bool = False, last: str | None = None):
         self.match = match
         self.wanted = [
-            viewer.key for viewer in kinds(match) if not (players_only and viewer.spectator)
-        ]
+            viewer
+            for viewer in kinds(match)
+            if not (players_only and viewer.spectator) and viewer.key != last
+        ] + [viewer for viewer in kinds(match) if viewer.key == last]
         self.moves: list[dict] | None = None
         self.seen = presence.UNKNOWN
 
     def prepare(self) -> None:
         match = self.match
         try:
-            self.moves = recent_moves(match)
+            self.moves = boards.recent_moves(match)
         except Exception:
             log.exception("could not read the moves of match %s", match.public_id)
         friend = match.mode == Match.Mode.FRIEND
-        self.seen = presence.snapshot(match.public_id, self.wanted, (1, 2) if friend else ())
+        self.seen = presence.snapshot(
+            match.public_id, [viewer.key for viewer in self.wanted], (1, 2) if friend else ()
+        )
 
     def send(self) -> None:
         match = self.match
+        match.pushed = {}
+        presence.set_version(match.public_id, match.version)
         try:
             online = self.seen.online or frozenset()
-            only = frozenset(self.wanted) if self.seen.kinds is None else self.seen.kinds
-            boards = render_kinds(match, only=only, online=online, moves=self.moves)
-            match.pushed = boards
+            marks = [[seat, seat in online] for seat in boards.presence_seats(match)]
+            shared = None
+            for viewer in self.wanted:
+                if self.seen.kinds is not None and viewer.key not in self.seen.kinds:
+                    continue  # nobody of this kind watches: nothing to draw
+                shared = shared or boards.scene(match, online=online, moves=self.moves)
+                html = boards.render_board(match, viewer, shared=shared)
+                match.pushed[viewer.key] = html
+                publisher.publish(
+                    group_name(match.public_id, viewer.key),
+                    {
+                        "type": "match.changed",
+                        "version": match.version,
+                        "html": html,
+                        "marks": marks,  # the presence marks this board draws
+                    },
+                )
         except Exception:
             log.exception("could not draw match %s version %s", match.public_id, match.version)
-            return
-        publisher.publish(
-            group_name(match.public_id),
-            {
-                "type": "match.changed",
-                "version": match.version,
-                "changed": self.wanted,  # the kinds of viewer whose board this change changes
-                "boards": boards,  # drawn for those with a socket open
-                # the presence marks these boards draw, so each socket knows what it shows
-                "marks": [[seat, seat in online] for seat in presence_seats(match)],
-            },
-        )
 
 
 def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]:
@@ -104,27 +118,45 @@ def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]
     push = Push(match, players_only=players_only)
     push.prepare()
     push.send()
-    return getattr(match, "pushed", {})
+    return match.pushed
 
 
-def presence_message(seat: int, online: bool) -> dict:
-    """The small update one seat's presence change sends to every socket of the match."""
-    return {
+def presence_changed(public_id: str, mode: str, seat: int, online: bool) -> None:
+    """One seat's "connected" mark, sent to the group of every kind of viewer of the match."""
+    message = {
         "type": "presence.changed",
         "seat": seat,
         "online": online,
-        "html": presence_fragment(seat, online),
+        "html": boards.presence_fragment(seat, online),
     }
+    for viewer in kinds_of_mode(mode):
+        publisher.publish(group_name(public_id, viewer.key), message)
 
 
-def _server_loop() -> asyncio.AbstractEventLoop | None:
+_sending = threading.local()
+
+
+def server_loop() -> asyncio.AbstractEventLoop | None:
     """The event loop of the server (daphne's, or a test's) whose sync_to_async thread is
-    running this code, if any: asgiref keeps it for async_to_sync to go back to."""
-    local = SyncToAsync.threadlocal
-    loop = getattr(local, "main_event_loop", None)
-    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
-        return None
+    running this code, if any: asgiref keeps it for async_to_sync to go back to. (The
+    SQLite writer's thread is told it with ``sending_to``.)"""
+    loop = getattr(_sending, "loop", None)
+    if loop is None:
+        local = SyncToAsync.threadlocal
+        loop = getattr(local, "main_event_loop", None)
+        if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
+            return None
     return loop if loop.is_running() and not loop.is_closed() else None
+
+
+@contextmanager
+def sending_to(loop: asyncio.AbstractEventLoop | None):
+    """Publish from this thread to ``loop`` (the server's) while the block runs."""
+    _sending.loop = loop
+    try:
+        yield
+    finally:
+        _sending.loop = None
 
 
 class Publisher:
@@ -152,7 +184,7 @@ class Publisher:
         else:
             self._start(group, message)
             return
-        loop = _server_loop()
+        loop = server_loop()
         if loop is not None:
             try:
                 loop.call_soon_threadsafe(self._start, group, message)

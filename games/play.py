@@ -42,6 +42,7 @@ from games.rights import (  # noqa: F401  (the write path's refusals, for its ca
     NotYourTurn,
     Refused,
     StaleBoard,
+    Viewer,
 )
 from games.rules import GameOver as RulesGameOver
 from games.rules import IllegalMove as RulesIllegalMove
@@ -79,9 +80,10 @@ def clean_name(text: str) -> str:
 # SQLite takes one writer at a time. This process's writes run on one thread of their own,
 # which keeps its connection (and SQLite's parsed schema and statements) from one write to
 # the next: under ASGI every request runs in a new thread, and a connection opened for one
-# move cost more than the move's own queries. The request that asked waits for its write,
-# then renders and sends the push itself. On PostgreSQL (a pool of connections, row locks)
-# every write runs in the request's own thread.
+# move cost more than the move's own queries. After the commit the writer also reads,
+# draws and sends the push, then the request that asked answers with its viewer's board.
+# On PostgreSQL (a pool of connections, row locks) every write runs in the request's own
+# thread.
 
 _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitsite-writer")
 _sqlite_writers = threading.RLock()  # a write that runs inline (see _write) queues here too
@@ -89,8 +91,7 @@ _current = threading.local()
 
 
 class _Job:
-    """The pushes a write schedules; they are prepared on the writer's connection after
-    commit, and rendered and sent by the thread that asked for the write."""
+    """The pushes a write schedules, prepared and sent once it commits."""
 
     def __init__(self):
         self.pushes: list[live.Push] = []
@@ -100,17 +101,15 @@ class _Job:
 def _write(change: Callable[[], Match]) -> Match:
     """Run ``change`` in one transaction, then push what it changed. Refusals propagate."""
     if connection.vendor == "sqlite" and not connection.in_atomic_block:
-        result, job = _writer.submit(_on_writer, change).result()
-    else:  # PostgreSQL; or inside an outer transaction (tests): in this thread
-        result, job = _run(change)
-    for push in job.pushes:
-        push.send()
-    return result
+        # The push is sent from the writer too, to the event loop of the server that asked.
+        return _writer.submit(_on_writer, change, live.server_loop()).result()
+    return _run(change)  # PostgreSQL; or inside an outer transaction (tests): this thread
 
 
-def _on_writer(change):
+def _on_writer(change, loop):
     try:
-        return _run(change)
+        with live.sending_to(loop):
+            return _run(change)
     except DatabaseError:
         connection.close()  # the next write opens a fresh connection
         raise
@@ -128,13 +127,15 @@ def _run(change):
         _current.job = outer
     for push in job.pushes:
         push.prepare()
-    return result, job
+        push.send()
+    return result
 
 
-def _broadcast(match: Match, *, players_only: bool = False) -> None:
-    """After commit, push this version of the match to its pages. The boards rendered for
-    the push stay on ``match.pushed`` for the answer to the request that made the change."""
-    push = live.Push(match, players_only=players_only)
+def _broadcast(match: Match, *, players_only: bool = False, by: Viewer | None = None) -> None:
+    """After commit, push this version of the match to its pages (``by``'s kind of viewer
+    last). The boards drawn for the push stay on ``match.pushed`` for the answer to the
+    request that made the change."""
+    push = live.Push(match, players_only=players_only, last=by.key if by else None)
     job = getattr(_current, "job", None)
 
     def committed():
@@ -281,7 +282,7 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             raise StaleBoard()
         for field, value in changes.items():
             setattr(match, field, value)
-        _broadcast(match)
+        _broadcast(match, by=Viewer(seats))
         return match
 
     return _write(change)

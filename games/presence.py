@@ -84,6 +84,35 @@ def _answered() -> None:
         log.warning("presence: the cache answers again")
 
 
+def _version_key(public_id: str) -> str:
+    return f"version:{public_id}"
+
+
+VERSION_TTL = 24 * 3600
+
+
+def set_version(public_id: str, version: int) -> None:
+    """The newest version of a match that was pushed (before it is sent: a socket that
+    opens meanwhile compares it with the board it read)."""
+    if not _reachable():
+        return
+    try:
+        cache.set(_version_key(public_id), version, VERSION_TTL)
+    except Exception as error:
+        _failed(f"recording a version: {error!r}")
+
+
+def pushed_version(public_id: str) -> int | None:
+    """The newest version pushed, if the cache knows it."""
+    if not _reachable():
+        return None
+    try:
+        return cache.get(_version_key(public_id))
+    except Exception as error:
+        _failed(f"reading a version: {error!r}")
+        return None
+
+
 def _slot_keys(public_id: str, owner: str) -> list[str]:
     return [f"sock:{public_id}:{owner}:{i}" for i in range(settings.SOCKETS_PER_MATCH)]
 

@@ -113,9 +113,13 @@ def viewer_from_session(session, match: Match) -> Viewer:
 
 def kinds(match: Match) -> list[Viewer]:
     """Every kind of viewer this match can have: each sees a board of its own."""
-    if match.mode == Match.Mode.FRIEND:
+    return kinds_of_mode(match.mode)
+
+
+def kinds_of_mode(mode: str) -> list[Viewer]:
+    if mode == Match.Mode.FRIEND:
         return [SPECTATOR, Viewer(frozenset({1})), Viewer(frozenset({2}))]
-    if match.mode == Match.Mode.HOTSEAT:
+    if mode == Match.Mode.HOTSEAT:
         return [SPECTATOR, Viewer(frozenset({1, 2}))]
     return [SPECTATOR, Viewer(frozenset({1}))]
 

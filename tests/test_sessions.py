@@ -1,0 +1,62 @@
+"""Sessions read through the cache, and keep working when the cache (Redis) is away."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import caches
+from django.test import override_settings
+
+from bitsite.sessions import SessionStore
+from tests.factories import client_with_token, make_match
+
+pytestmark = pytest.mark.django_db
+
+# Nothing listens on port 1: every cache operation fails at once, as with Redis down.
+UNREACHABLE = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_timeout": 0.2, "socket_connect_timeout": 0.2},
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def presence_reachable_again():
+    """The presence module backs off a failing cache for a while: not past this test."""
+    from games import presence
+
+    yield
+    presence._unreachable_until = 0.0
+    presence._down = False
+
+
+def test_a_session_is_read_from_the_cache():
+    session = SessionStore()
+    session["token"] = "a-seat-secret"
+    session.save()
+    cached = caches["default"].get(session.cache_key)
+    assert cached == {"token": "a-seat-secret"}
+
+
+def test_sessions_work_from_the_database_alone_when_the_cache_is_unreachable():
+    with override_settings(CACHES=UNREACHABLE):
+        session = SessionStore()
+        session["token"] = "a-seat-secret"
+        session.save()
+        again = SessionStore(session_key=session.session_key)
+        assert again["token"] == "a-seat-secret"
+        assert again.exists(session.session_key)
+        again.delete()
+        assert not SessionStore(session_key=session.session_key).exists(session.session_key)
+
+
+def test_a_player_moves_while_the_cache_is_unreachable():
+    match, t1, _ = make_match("bit-flip")
+    with override_settings(CACHES=UNREACHABLE):
+        client = client_with_token(t1)
+        response = client.post(
+            f"/m/{match.public_id}/move", {"move": "1", "ply": "0"}, HTTP_HX_REQUEST="true"
+        )
+        assert response.status_code == 200, response.content.decode()
+        assert 'data-ply="1"' in response.content.decode()
