@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 SEND_TIMEOUT = 2.0  # seconds a group send may take before the layer counts as down
 RETRY_EVERY = 1.0  # seconds between attempts to reach a layer that is down
 MAX_KEPT = 10_000  # groups whose newest message is kept through an outage
+CONNECT_ATTEMPTS = 4  # tries of a send that fails with a connection error
 PROBE = "bitsite.probe"  # a group nobody joins: sending to it tells whether the layer answers
 
 
@@ -167,6 +168,7 @@ class Publisher:
         self.kept: dict[tuple, tuple[str, dict]] = {}
         self.down_since: float | None = None
         self.retrying: asyncio.Task | None = None
+        self.probing: asyncio.Task | None = None
         self.failures = 0  # sends that failed, in this process's life (for tests and logs)
 
     @property
@@ -209,7 +211,7 @@ class Publisher:
         if layer is None:
             return True
         try:
-            await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+            await self._group_send(layer, group, message)
         except Exception as error:  # including TimeoutError: a hung Redis
             self.failures += 1
             if background:
@@ -220,6 +222,21 @@ class Publisher:
             return False
         self._recovered()
         return True
+
+    @staticmethod
+    async def _group_send(layer, group: str, message: dict) -> None:
+        """One group send, bounded by SEND_TIMEOUT. A connection error is tried again at
+        once, a few times: each connection pooled before Redis restarted fails once (and
+        is dropped from the pool), then a new one works."""
+        for attempt in range(CONNECT_ATTEMPTS):
+            try:
+                await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+                return
+            except (TimeoutError, asyncio.CancelledError):
+                raise
+            except Exception:
+                if attempt == CONNECT_ATTEMPTS - 1:
+                    raise
 
     def _keep(self, group: str, message: dict) -> None:
         key = (group, message.get("type"), message.get("seat"))
@@ -233,7 +250,7 @@ class Publisher:
             self.down_since = time.monotonic()
             log.error(
                 "The channel layer is not answering (%r): moves are saved as usual, and "
-                "each match's newest board is kept and pushed when it answers again.",
+                "each group's newest message is kept and pushed when it answers again.",
                 error,
             )
         if self.retrying is None:
@@ -245,16 +262,27 @@ class Publisher:
         took = time.monotonic() - (self.down_since or time.monotonic())
         self.down_since = None
         log.warning(
-            "The channel layer answers again after %.1f s: pushing the newest board of "
-            "%d match(es).",
+            "The channel layer answers again after %.1f s: pushing the newest message of "
+            "%d group(s).",
             took,
             len({group for group, _ in self.kept.values()}),
         )
 
     def lost(self, error: BaseException) -> None:
-        """A socket could not join or leave its group, or read from the layer: the same
-        outage as a failed send (logged once)."""
-        self._outage(error)
+        """A socket could not join or leave its group, or read from the layer. If a probe
+        fails too, that is the outage a failed send would start (logged once); a socket's
+        own broken connection is not."""
+        if self.down or self.probing is not None:
+            return
+        self.probing = asyncio.get_running_loop().create_task(self._probe(error))
+
+    async def _probe(self, error: BaseException) -> None:
+        try:
+            await self._group_send(get_channel_layer(), PROBE, {"type": "probe"})
+        except Exception:
+            self._outage(error)
+        finally:
+            self.probing = None
 
     def answered(self) -> None:
         """A socket joined its group: the layer answers again (kept messages go next)."""
@@ -269,8 +297,7 @@ class Publisher:
                 key = next(iter(self.kept), None)
                 group, message = self.kept.pop(key) if key else (PROBE, {"type": "probe"})
                 try:
-                    layer = get_channel_layer()
-                    await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)
+                    await self._group_send(get_channel_layer(), group, message)
                 except Exception:
                     self.failures += 1
                     if key:
