@@ -63,6 +63,7 @@
       var el = document.getElementById("conn");
       if (el) {
         el.textContent = refusals[code] || "Live updates stopped: reload this page.";
+        el.classList.add("refused");
         el.hidden = false;
       }
       document.documentElement.setAttribute("data-live", "refused-" + code);

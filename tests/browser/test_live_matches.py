@@ -145,3 +145,36 @@ def test_a_server_that_closes_cleanly_is_reconnected_too(live_server_url, new_pa
     # The reconnected socket delivers pushes again.
     move_button(ada, "bit-flip", "1").click()
     wait_for_ply(ada, 1)
+
+
+@pytest.fixture
+def capped_server(transactional_db):
+    """A daphne that lets one browser open at most 2 pages of a match."""
+    from django.db import connection
+
+    from tests.servers import DaphneServer, database_url, server_env
+
+    env = server_env(database_url(connection.settings_dict), BITSITE_SOCKETS_PER_MATCH="2")
+    server = DaphneServer(env, name="capped").start()
+    yield server
+    server.stop()
+
+
+def test_a_page_past_the_socket_cap_says_why_and_a_closed_tab_frees_its_place(
+    capped_server, new_page, artifacts
+):
+    ada = new_page()
+    url = create_match(ada, capped_server.url, "bit-flip", name="Ada")
+    wait_for_socket(ada)
+    second = ada.context.new_page()
+    second.goto(url)
+    wait_for_socket(second)
+    third = ada.context.new_page()
+    third.goto(url)
+    expect(third.locator("#conn")).to_contain_text("open in too many tabs of this browser")
+    expect(third.locator("html")).to_have_attribute("data-live", "refused-4409")
+    third.screenshot(path=str(artifacts / "socket-cap.png"), full_page=True)
+    second.close()
+    third.reload()
+    wait_for_socket(third)
+    expect(third.locator("#conn")).to_be_hidden()
