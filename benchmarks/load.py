@@ -17,6 +17,12 @@ receive the push. Two kinds share the timing code:
   "move" POSTs ``seq`` to ``/bench/insert/<key>`` (one INSERT, one group send) and
   is timed to the other socket receiving ``seq``.
 
+Both can carry more sockets that receive every push: a match's spectators (no
+session cookie), a bare group's extra listeners. A move waits for all of them;
+their arrival times go in ``Outcome.extra``, and ``moves_result`` reports the
+fan-out figure, from the POST to the push reaching the last of them
+(``last_listener``).
+
 Open loop: every pair has a fixed schedule of send times (one move each
 ``interval`` seconds, pairs evenly staggered), independent of the answers. A
 pair's next move needs its previous one done (a real player cannot move before
@@ -27,6 +33,11 @@ scheduled send, so a server that falls behind cannot hide its backlog (no
 coordinated omission): the two agree when nothing is late. Closed loop (the
 throughput runs): every pair sends its next move as soon as the previous one's
 push has arrived.
+
+The presence storm (``storm``, ``connect_probes``): many sockets with one browser's
+session cookie opened at once, each either opening (its first board arrives) or
+refused (closed with 4409), while new sockets to another match are timed from
+connecting to their first board.
 """
 
 from __future__ import annotations
@@ -235,12 +246,15 @@ class MatchPair:
             self.sockets[seat] = await self.client.socket(
                 self.targets[seat], "/ws" + self.path, parse_ply, self.cookies[seat]
             )
-        for _ in range(spectators):
+
+        async def spectator(_) -> None:
             self.spectators.append(
                 await self.client.socket(
                     spectator_target or self.targets[1], "/ws" + self.path, parse_ply
                 )
             )
+
+        await open_all(range(spectators), spectator)
         for sock in [*self.sockets.values(), *self.spectators]:
             ply = await asyncio.wait_for(asyncio.shield(sock.first), PUSH_TIMEOUT)
             if ply != self.pos.ply:
@@ -327,28 +341,43 @@ class MatchPair:
 
 
 class BarePair:
-    """The baseline: two bare group sockets; a move is one bare insert + group send."""
+    """The baseline: two bare group sockets; a move is one bare insert + group send.
+
+    ``listeners``: that many more bare sockets in the same group (the fan-out baseline,
+    the bare counterpart of a match's spectators); their arrival times go in
+    ``Outcome.extra`` as the spectators' do."""
 
     def __init__(self, client: Client, key: str, targets: dict[int, Target]):
         self.client = client
         self.key = key
         self.targets = targets
         self.sockets: dict[int, Socket] = {}
+        self.listeners: list[Socket] = []
         self.seq = 0
 
-    async def open(self) -> None:
+    @property
+    def path(self) -> str:
+        return f"/ws/bench/group/{self.key}/"
+
+    async def open(self, listeners: int = 0) -> None:
         for side in (1, 2):
-            self.sockets[side] = await self.client.socket(
-                self.targets[side], f"/ws/bench/group/{self.key}/", parse_seq
-            )
+            self.sockets[side] = await self.client.socket(self.targets[side], self.path, parse_seq)
+
+        async def listener(_) -> None:
+            self.listeners.append(await self.client.socket(self.targets[1], self.path, parse_seq))
+
+        await open_all(range(listeners), listener)
         # The group consumer sends nothing on connect: check the group with one message.
-        await self.move(now())
+        out = await self.move(now())
+        if out.error:
+            raise RuntimeError(f"bare group {self.key}: {out.error}")
 
     async def move(self, scheduled: float) -> Outcome:
         self.seq += 1
         side = 1 + self.seq % 2  # alternate the sender, like two players
         other = 3 - side
         push = self.sockets[other].wait_for(self.seq)
+        extra = [s.wait_for(self.seq) for s in self.listeners]
         sent = now()
         out = Outcome(scheduled=scheduled, sent=sent)
         target = self.targets[side]
@@ -367,14 +396,20 @@ class BarePair:
         if not out.error:
             try:
                 out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+                for fut in extra:
+                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
             except (TimeoutError, ConnectionError) as error:
                 out.error = f"push missing: {type(error).__name__}"
-        if not push.done():
-            push.cancel()
+        for fut in [push, *extra]:
+            if not fut.done():
+                fut.cancel()
         return out
 
     async def close(self) -> None:
-        await asyncio.gather(*(s.close() for s in self.sockets.values()), return_exceptions=True)
+        await asyncio.gather(
+            *(s.close() for s in [*self.sockets.values(), *self.listeners]),
+            return_exceptions=True,
+        )
 
 
 async def open_all(items, opener, concurrency: int = 25) -> None:
@@ -400,7 +435,14 @@ def moves_result(outcomes: list[Outcome], seconds: float) -> dict:
     result["answer"] = summarize([o.answered - o.sent for o in ok if o.answered])
     spect = [t - o.scheduled for o in ok for t in o.extra]
     if spect:
+        # Every spectator's (or bare listener's) push, timed from the scheduled send.
         result["spectators"] = summarize(spect)
+        # The fan-out figure: from sending the POST to the push reaching the LAST of them.
+        result["last_listener"] = summarize([max(o.extra) - o.sent for o in ok if o.extra])
+        result["last_listener"]["from_schedule"] = summarize(
+            [max(o.extra) - o.scheduled for o in ok if o.extra]
+        )
+        result["pushes"] = sum(len(o.extra) for o in ok)
     result.update(
         moves=len(ok),
         sent=len(outcomes),
@@ -590,3 +632,104 @@ async def echo_loop(
         sockets=sockets,
     )
     return result
+
+
+# ---- connects and socket storms (the presence-storm phase) ------------------------------
+
+CLOSE_TOO_MANY = 4409  # the site's "too many pages of this match open in this browser"
+
+
+async def connect_time(client: Client, target: Target, path: str, cookie: str = ""):
+    """One new websocket: seconds from starting to connect to its first board (the
+    snapshot), then closed; and an error ("" when it worked)."""
+    t = now()
+    try:
+        sock = await client.socket(target, path, parse_ply, cookie)
+    except Exception as error:
+        return now() - t, f"connect failed: {type(error).__name__}"
+    try:
+        await asyncio.wait_for(asyncio.shield(sock.first), PUSH_TIMEOUT)
+        took, error = now() - t, ""
+    except (TimeoutError, ConnectionError) as exc:
+        took, error = now() - t, f"no board: {type(exc).__name__} (code {sock.closed_code})"
+    await sock.close()
+    return took, error
+
+
+async def connect_probes(
+    client: Client, target: Target, path: str, gap: float, *, count=None, until=None
+) -> list[tuple[float, str]]:
+    """New sockets one after another, ``gap`` seconds apart: ``count`` of them, or as many
+    as start before the future ``until`` is done."""
+    samples: list[tuple[float, str]] = []
+    while (count is None or len(samples) < count) and not (until is not None and until.done()):
+        samples.append(await connect_time(client, target, path))
+        await asyncio.sleep(gap)
+    return samples
+
+
+def connects_result(samples: list[tuple[float, str]]) -> dict:
+    result = summarize([took for took, error in samples if not error])
+    errors = [error for _, error in samples if error]
+    result.update(errors=len(errors), error_kinds=sorted(set(errors)))
+    return result
+
+
+async def storm(
+    client: Client,
+    target: Target,
+    path: str,
+    cookie: str,
+    parse=parse_ply,
+    hello: str | None = None,
+    *,
+    count: int,
+    hold: float,
+) -> dict:
+    """``count`` websockets opened at once with one browser's cookie, held ``hold``
+    seconds, then closed. Each either opens (its first board arrives) or is refused
+    (closed with 4409); anything else is counted by what happened. ``hello``: a frame
+    each socket sends first (a bare echo socket's "first board" is its answer)."""
+
+    async def one():
+        try:
+            sock = await client.socket(target, path, parse, cookie)
+            if hello is not None:
+                await sock.ws.send_str(hello)
+        except Exception as error:
+            return f"connect failed: {type(error).__name__}", None
+        try:
+            await asyncio.wait_for(asyncio.shield(sock.first), PUSH_TIMEOUT)
+            return "opened", sock
+        except TimeoutError:
+            return "no board in time", sock
+        except ConnectionError:
+            await asyncio.gather(sock.task, return_exceptions=True)
+            if sock.closed_code == CLOSE_TOO_MANY:
+                return "refused", sock
+            return f"closed with code {sock.closed_code}", sock
+
+    t = now()
+    outcomes = await asyncio.gather(*(one() for _ in range(count)))
+    settled = now() - t
+    await asyncio.sleep(hold)
+    opened = [sock for kind, sock in outcomes if kind == "opened"]
+    still_open = sum(1 for sock in opened if not sock.task.done())
+    t = now()
+    await asyncio.gather(
+        *(sock.close() for _, sock in outcomes if sock is not None), return_exceptions=True
+    )
+    closed = now() - t
+    kinds: dict[str, int] = {}
+    for kind, _ in outcomes:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return {
+        "sockets": count,
+        "opened": kinds.pop("opened", 0),
+        "refused": kinds.pop("refused", 0),
+        "other": kinds,  # what happened to a socket that neither opened nor was refused
+        "still_open": still_open,  # of the opened ones, still open when the hold ended
+        "settle_seconds": settled,  # until every socket opened or was refused
+        "close_seconds": closed,
+        "hold_seconds": hold,
+    }

@@ -1,6 +1,6 @@
 """Live move latency and throughput against the bare framework, and cost against game length.
 
-    python -m benchmarks.run            # the full run (make bench): about 25 minutes
+    python -m benchmarks.run            # the full run (make bench): about 28 minutes
     python -m benchmarks.run --tiny     # CI's check that it still works (make bench-ci)
 
 One run on one machine does all of it; the load generator runs in this process
@@ -12,14 +12,28 @@ PostgreSQL and Redis):
    players on a websocket; real legal moves POSTed to /m/<id>/move at a fixed
    rate (open loop), each timed from its POST to the opponent's push. The same
    schedule against the bare baseline (one INSERT + one group send to a bare
-   consumer). Then the throughput: moves in a closed loop, bare GETs and bare
-   inserts with the same concurrency, echo round trips.
-2. Idle sockets: the N = 100 latency again with 2,000 idle websockets open on
+   consumer). Then the throughput: moves in a closed loop, bare inserts + group
+   sends and bare GETs with the same concurrency, echo round trips.
+2. Fan-out (same embedded default, a fresh server): one friend match with
+   --fanout spectator sockets (300) besides its two players, moves at
+   --fanout-rate (2/s), each timed from its POST to the push reaching the LAST
+   spectator; against one bare group with as many bare listeners, same schedule,
+   interleaved.
+3. Presence storm (a fresh server each time): a probe match with both players
+   on; a new socket's time to its first board on the probe match, while quiet;
+   then --storm sockets (100) of seat 1 of another match opened at once with
+   that seat's session cookie, held --storm-hold seconds and closed, while the
+   probe's connect is timed again and the server's CPU time is counted until it
+   is quiet. Past the caps (8 sockets per match, 32 per process, per browser)
+   sockets are refused with 4409. Run with the caps, then with them lifted
+   (--lifted-cap, 1000), to show the cost of the design and not only the cap's,
+   then with as many bare echo sockets (the framework's own cost of a storm).
+4. Idle sockets: the N = 100 latency again with 2,000 idle websockets open on
    the same process, and the memory each of them costs.
-3. Scale-out: PostgreSQL + Redis, one daphne process, then two, the players of
+5. Scale-out: PostgreSQL + Redis, one daphne process, then two, the players of
    every match split across the two.
-4. Length: one match to 100,000 plies through the write path (benchmarks.length).
-5. The rules-only analysis times (benchmarks.analysis).
+6. Length: one match to 100,000 plies through the write path (benchmarks.length).
+7. The rules-only analysis times (benchmarks.analysis).
 
 Results: benchmarks/results/latest.json, latest.md and latency.png (the full
 run), raw data in benchmarks/results/raw/ (git-ignored); --tiny writes only to raw/.
@@ -101,6 +115,43 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--edge", type=int, help="plies timed at each end of the long match (1000; tiny 200)"
     )
+    p.add_argument(
+        "--fanout", type=int, help="spectators of the fan-out match (default 300; tiny 20)"
+    )
+    p.add_argument(
+        "--fanout-rate",
+        type=float,
+        default=2.0,
+        help="moves/s offered to the one fan-out match (at most one per --min-interval)",
+    )
+    p.add_argument(
+        "--storm",
+        type=int,
+        help="sockets of one seat opened at once in the presence storm (default 100; tiny 10)",
+    )
+    p.add_argument(
+        "--storm-hold", type=float, help="seconds the storm's sockets stay open (3; tiny 1)"
+    )
+    p.add_argument(
+        "--probes",
+        type=int,
+        help="connects to the probe match timed while quiet, before the storm (20; tiny 5)",
+    )
+    p.add_argument(
+        "--probe-gap",
+        type=float,
+        default=0.05,
+        help="seconds between one probe connect ending and the next starting",
+    )
+    p.add_argument(
+        "--lifted-cap",
+        type=int,
+        default=1000,
+        help="BITSITE_SOCKETS_PER_MATCH and _PER_PROCESS of the storm's second server, the "
+        "caps lifted (1000)",
+    )
+    p.add_argument("--skip-fanout", action="store_true")
+    p.add_argument("--skip-storm", action="store_true")
     p.add_argument("--skip-idle", action="store_true")
     p.add_argument("--skip-scale", action="store_true")
     p.add_argument("--skip-length", action="store_true")
@@ -135,6 +186,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "duration": 3.0 if tiny else 40.0,
         "warmup": 1.0 if tiny else 3.0,
         "closed": 2.0 if tiny else 12.0,
+        "fanout": 20 if tiny else 300,
+        "storm": 10 if tiny else 100,
+        "storm_hold": 1.0 if tiny else 3.0,
+        "probes": 5 if tiny else 20,
         "idle": 20 if tiny else 2000,
         "idle_n": 2 if tiny else 100,
         "scale_n": 2 if tiny else 100,
@@ -352,7 +407,206 @@ async def load_run(env: dict, n: int, args) -> dict:
         server.stop()
 
 
-# ---- 2. idle sockets ------------------------------------------------------------------
+# ---- 2. fan-out to many spectators ----------------------------------------------------
+
+
+async def fanout_run(env: dict, args) -> dict:
+    """One friend match with ``--fanout`` spectators, against one bare group with as many
+    listeners: each move timed from its POST to the push reaching the last of them."""
+    count = args.fanout
+    rate = min(args.fanout_rate, 1 / args.min_interval)
+    progress(f"Fan-out: one match with {count} spectators, and a bare group with {count} listeners")
+    rows = make_matches(env, 1)
+    server = BenchServer(env, name="bench-fanout").start()
+    rng = random.Random(args.seed)
+    try:
+        await asyncio.sleep(1.0)
+        result = {"spectators": count, "offered_per_s": rate}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            pair = load.MatchPair(client, rows[0], {1: target, 2: target}, rng)
+            await pair.open(count)
+            bare = load.BarePair(client, "fanout", {1: target, 2: target})
+            await bare.open(listeners=count)
+            await asyncio.sleep(1.0)
+            result["sockets"] = 2 * count + 4
+            result["memory_kib"] = server.memory()
+            progress(
+                f"  our moves and the bare insert + group send, open loop at {rate:g} moves/s, "
+                f"{args.duration:g} s each in {args.segments} turns"
+            )
+            merged = await load.interleaved(
+                {
+                    "moves": lambda d, w: load.open_loop([pair], rate, d, w),
+                    "baseline": lambda d, w: load.open_loop([bare], rate, d, w),
+                },
+                args.duration,
+                args.warmup,
+                args.segments,
+            )
+            for name, (outcomes, seconds) in merged.items():
+                result[name] = load.moves_result(outcomes, seconds)
+                result[name]["offered_per_s"] = rate
+                result[name]["pushes_expected"] = result[name]["moves"] * count
+            for name, label in (("moves", "ours"), ("baseline", "bare")):
+                res = result[name]
+                last = res.get("last_listener")
+                progress(
+                    f"    {label}: to the last of {count}: "
+                    + (
+                        f"p50 {last['p50_ms']:.1f} ms, p99 {last['p99_ms']:.1f} ms, "
+                        f"max {last['max_ms']:.1f} ms"
+                        if last
+                        else "nothing arrived"
+                    )
+                    + f"; {res['moves']} moves, {res.get('pushes', 0)} of "
+                    f"{res['pushes_expected']} pushes, errors {res['errors']}, late {res['late']}"
+                )
+            await asyncio.gather(pair.close(), bare.close())
+        result["server_tracebacks"] = server.tracebacks()
+        return result
+    finally:
+        server.stop()
+
+
+# ---- 3. a storm of sockets from one seat ----------------------------------------------
+
+
+async def wait_quiet(server: BenchServer, window: float = 0.5, timeout: float = 20.0) -> bool:
+    """Until the server uses under 2% of a core over ``window`` seconds (False: timed out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = server.cpu_seconds()
+        await asyncio.sleep(window)
+        if server.cpu_seconds() - before < 0.02 * window:
+            return True
+    return False
+
+
+STORM_KINDS = {
+    "capped": "sockets of seat 1 of one match, the caps on",
+    "uncapped": "sockets of seat 1 of one match, the caps lifted",
+    "bare": "bare echo sockets, each answering one frame (the framework's own cost)",
+}
+
+
+async def storm_config(env: dict, args, kind: str, rows: list[dict]) -> dict:
+    """On a fresh server: the probe match's connect time while quiet, then ``--storm``
+    sockets at once (``kind``: see STORM_KINDS), with the probe's connects timed again
+    meanwhile and the server's CPU time counted until it is quiet again. ``rows``: two
+    fresh matches, the probe's and the storm's."""
+    caps = ("BITSITE_SOCKETS_PER_MATCH", "BITSITE_SOCKETS_PER_PROCESS")
+    if kind == "uncapped":
+        env = env | dict.fromkeys(caps, str(args.lifted_cap))
+    probe_row, storm_row = rows
+    server = BenchServer(env, name=f"bench-storm-{kind}").start()
+    rng = random.Random(args.seed)
+    gap = args.probe_gap
+    try:
+        await asyncio.sleep(1.0)
+        result = {"kind": kind, "sockets": args.storm, "probe_gap": gap}
+        result["env"] = {k: env.get(k, "(the settings' default)") for k in caps}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            probe = load.MatchPair(client, probe_row, {1: target, 2: target}, rng)
+            await probe.open()
+            path = "/ws" + probe.path  # a probe is a new spectator socket of the probe match
+            if kind == "bare":
+                storm_args = ("/ws/bench/echo/", "", load.parse_seq, "1")
+                opponent = None
+            else:
+                storm_path = f"/ws/m/{storm_row['public_id']}/"
+                seat1 = f"sessionid={storm_row['sessions']['1']}"
+                storm_args = (storm_path, seat1, load.parse_ply, None)
+                # The storm match's seat 2 watches: it should see seat 1 come and go, once each.
+                opponent = await client.socket(
+                    target, storm_path, load.parse_ply, f"sessionid={storm_row['sessions']['2']}"
+                )
+                await asyncio.wait_for(asyncio.shield(opponent.first), load.PUSH_TIMEOUT)
+            await load.connect_probes(client, target, path, gap, count=3)  # warm-up
+            await wait_quiet(server)
+            quiet = await load.connect_probes(client, target, path, gap, count=args.probes)
+            result["quiet"] = load.connects_result(quiet)
+            await wait_quiet(server)
+
+            progress(
+                f"  {args.storm} {STORM_KINDS[kind]}: opened at once, held {args.storm_hold:g} s, "
+                "another match's connect timed meanwhile"
+            )
+            frames = opponent.frames if opponent else 0
+            cpu0, t0 = server.cpu_seconds(), time.perf_counter()
+            storm = asyncio.ensure_future(
+                load.storm(client, target, *storm_args, count=args.storm, hold=args.storm_hold)
+            )
+            during = await load.connect_probes(client, target, path, gap, until=storm)
+            result.update(await storm)
+            probing = time.perf_counter() - t0
+            result["went_quiet"] = await wait_quiet(server)
+            window = time.perf_counter() - t0
+            cpu = server.cpu_seconds() - cpu0
+            result["during"] = load.connects_result(during)
+            if opponent:
+                result["opponent_frames"] = opponent.frames - frames
+                result["opponent_open"] = not opponent.task.done()
+
+            # An equally long quiet window with as many probe connects, paced the same way.
+            cpu1, t1 = server.cpu_seconds(), time.perf_counter()
+            await load.connect_probes(client, target, path, gap, count=len(during))
+            await asyncio.sleep(max(0.0, window - (time.perf_counter() - t1)))
+            quiet_cpu = server.cpu_seconds() - cpu1
+            quiet_window = time.perf_counter() - t1
+            result["cpu"] = {
+                "storm_s": cpu,
+                "window_s": window,
+                "probing_s": probing,
+                "quiet_s": quiet_cpu,
+                "quiet_window_s": quiet_window,
+                "net_s": cpu - quiet_cpu * window / quiet_window,
+            }
+            result["probes_during"] = len(during)
+            result["connect_added_ms"] = result["during"]["max_ms"] - result["quiet"]["p50_ms"]
+            result["connect_added_p50_ms"] = result["during"]["p50_ms"] - result["quiet"]["p50_ms"]
+            await asyncio.gather(
+                probe.close(), *([opponent.close()] if opponent else []), return_exceptions=True
+            )
+        result["server_tracebacks"] = server.tracebacks()
+        c, q, d = result["cpu"], result["quiet"], result["during"]
+        progress(
+            f"    {result['opened']} opened, {result['refused']} refused (4409), other "
+            f"{result['other'] or 'none'}; server CPU {c['storm_s']:.3f} s in "
+            f"{c['window_s']:.1f} s ({c['net_s']:.3f} s above an equally long quiet window "
+            "with the same probes)"
+        )
+        progress(
+            f"    another match's connect: quiet p50 {q['p50_ms']:.1f} / max {q['max_ms']:.1f} "
+            f"ms; during the storm ({len(during)} connects) p50 {d['p50_ms']:.1f} / max "
+            f"{d['max_ms']:.1f} ms: {result['connect_added_ms']:+.1f} ms at worst"
+            + (
+                f"; the opponent got {result['opponent_frames']} presence updates"
+                if opponent
+                else ""
+            )
+        )
+        if result["server_tracebacks"]:
+            progress(f"    server tracebacks: {result['server_tracebacks'][:5]}")
+        return result
+    finally:
+        server.stop()
+
+
+async def storm_run(env: dict, args) -> dict:
+    progress(
+        f"Presence storm: {args.storm} sockets of one seat, with the caps, then without; "
+        f"then {args.storm} bare sockets"
+    )
+    rows = make_matches(env, 2 * len(STORM_KINDS))
+    return {
+        kind: await storm_config(env, args, kind, rows[2 * i : 2 * i + 2])
+        for i, kind in enumerate(STORM_KINDS)
+    }
+
+
+# ---- 4. idle sockets ------------------------------------------------------------------
 
 
 async def idle_run(env: dict, args) -> dict:
@@ -409,7 +663,7 @@ async def idle_run(env: dict, args) -> dict:
         server.stop()
 
 
-# ---- 3. scale-out ---------------------------------------------------------------------
+# ---- 5. scale-out ---------------------------------------------------------------------
 
 
 async def scale_config(env: dict, processes: int, args) -> dict:
@@ -473,7 +727,7 @@ def scale_run(args) -> dict:
     return result
 
 
-# ---- 4. length ------------------------------------------------------------------------
+# ---- 6. length ------------------------------------------------------------------------
 
 
 def length_run(args, tmp: Path) -> dict:
@@ -557,6 +811,12 @@ def main(argv: list[str] | None = None) -> int:
         for n in args.ns:
             results["load"][str(n)] = asyncio.run(load_run(env, n, args))
             busy(results, f"N = {n}")
+        if not args.skip_fanout:
+            results["fanout"] = asyncio.run(fanout_run(env, args))
+            busy(results, "fan-out")
+        if not args.skip_storm:
+            results["storm"] = asyncio.run(storm_run(env, args))
+            busy(results, "presence storm")
         if not args.skip_idle:
             results["idle"] = asyncio.run(idle_run(env, args))
             busy(results, "idle sockets")

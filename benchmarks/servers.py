@@ -19,16 +19,46 @@ from tests.servers import ROOT, DaphneServer, server_env
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/13"  # a database index the tests do not use
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class BenchServer(DaphneServer):
     """One daphne process with debug off, the access log off, and the bare baseline on."""
 
     daphne_args = ("-v", "0")
+    log_offset = 0
 
     @property
     def pid(self) -> int:
         return self.proc.pid
+
+    def start(self) -> BenchServer:
+        self.log_offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        super().start()
+        return self
+
+    def cpu_seconds(self) -> float:
+        """CPU time the process has used (user + system, all its threads), from /proc."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
+        return (utime + stime) / CLOCK_TICKS
+
+    def tracebacks(self) -> list[str]:
+        """The last line of each traceback this server logged since it started."""
+        if not self.log_path.exists():
+            return []
+        with open(self.log_path, "rb") as log:
+            log.seek(self.log_offset)
+            lines = log.read().decode(errors="replace").splitlines()
+        out, inside = [], False
+        for line in lines:
+            if line.startswith("Traceback"):
+                inside = True
+            elif inside and line and not line[0].isspace():
+                out.append(line.strip()[:200])
+                inside = False
+        return out
 
     def memory(self) -> dict[str, int]:
         """VmRSS and VmHWM (peak RSS) in KiB, from /proc."""
