@@ -7,11 +7,11 @@ live layer (games/live.py) with the board already rendered for each kind of view
 and the socket sends the one for its kind, without touching the database. It holds
 no rules and writes nothing.
 
-Presence lives in the cache (games/presence.py): a socket holds a slot while it is
-open and refreshes it every heartbeat; a seat's first socket to open and last to close
-send one small update to every page of the match. Every CHECK seconds a socket also
-looks at who is connected, so a player whose server process died reads as gone within
-two heartbeats.
+Presence lives where it expires by itself (games/presence.py): a socket is a member of
+its browser's, its kind's and (a player's) its seat's sets while it is open, and
+refreshes them every heartbeat; a seat's first socket to open and last to close send one
+small update to every page of the match. Every CHECK seconds a socket also looks at who
+is connected, so a player whose server process died reads as gone within two heartbeats.
 
 The page sends nothing but an occasional ``{"type": "sync"}``; anything else, or too
 much, closes the socket with a code that says why (the page shows it):
@@ -57,21 +57,14 @@ FLOOD_WINDOW = 10.0
 
 @dataclass
 class Opened:
-    """What a socket learns when it opens: its viewer, its slot and its first board."""
+    """What a socket learns when it opens: its viewer, the seat whose presence it makes (one
+    player's socket in a friend's match), and its first board."""
 
     viewer: Viewer
     mode: str
-    owner: str | None
-    slot: str | None
+    seat: int | None
     was_online: bool
-    snapshot: Snapshot | None
-
-    @property
-    def seat(self) -> int | None:
-        """The seat whose presence this socket makes: one player's socket in a friend's match."""
-        if self.mode == Match.Mode.FRIEND and self.owner and self.owner.startswith("seat"):
-            return min(self.viewer.seats)
-        return None
+    snapshot: Snapshot
 
 
 @dataclass
@@ -87,6 +80,7 @@ def _session_key(scope) -> str | None:
 
 class MatchConsumer(AsyncWebsocketConsumer):
     admitted = False
+    membership: presence.Membership | None = None
     opened: Opened | None = None
     heartbeat_task: asyncio.Task | None = None
 
@@ -104,9 +98,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
             if not self.admitted:
                 await self._refuse(CLOSE_TOO_MANY)
                 return
+        # The browser's sockets on this match are capped before the database is read.
+        self.membership = await presence.call(
+            presence.enter, self.public_id, self.channel_name, self.session_key
+        )
+        if self.membership is None:
+            await self._refuse(CLOSE_TOO_MANY)
+            return
         opened = await self._open()
-        if opened is None or opened.slot is None:
-            await self._refuse(CLOSE_UNKNOWN_MATCH if opened is None else CLOSE_TOO_MANY)
+        if opened is None:
+            await self._refuse(CLOSE_UNKNOWN_MATCH)
             return
         self.opened = opened
         # The group of this socket's kind of viewer: what it is sent is its board.
@@ -141,9 +142,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.admitted:
             presence.leave(self.session_key)
             self.admitted = False
+        if self.membership is not None:
+            await presence.call(presence.depart, self.membership)
         opened = self.opened
-        if opened is not None and opened.slot:
-            await presence.call(presence.release, opened.slot, self.channel_name)
+        if opened is not None:
             seat = opened.seat
             if seat is not None:
                 online = await presence.call(presence.online_seats, self.public_id, (seat,))
@@ -248,25 +250,17 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     @database_sync_to_async
     def _open(self) -> Opened | None:
+        """Read the match and this viewer, join the kind's (and seat's) sets, and draw the
+        first board."""
         match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
         viewer = viewer_from_session(self.scope.get("session"), match)
-        friend = match.mode == Match.Mode.FRIEND
         humans = viewer.seats - {match.computer_seat}
-        if friend and len(humans) == 1:
-            owner = presence.seat_owner(min(humans))
-        elif self.session_key:
-            owner = presence.browser_owner(self.session_key)
-        else:
-            owner = None  # no session, no seat: a spectator that no cap counts
-        was_online = False
-        if owner and owner.startswith("seat"):
-            was_online = min(humans) in (presence.online_seats(self.public_id) or ())
-        slot = presence.claim(self.public_id, owner, viewer.key, self.channel_name)
-        if slot is None:
-            return Opened(viewer, match.mode, owner, None, was_online, None)
-        return Opened(viewer, match.mode, owner, slot, was_online, self._snapshot(match, viewer))
+        seat = min(humans) if match.mode == Match.Mode.FRIEND and len(humans) == 1 else None
+        was_online = seat is not None and seat in (presence.online_seats(self.public_id) or ())
+        presence.settle(self.membership, self.public_id, kind=viewer.key, seat=seat)
+        return Opened(viewer, match.mode, seat, was_online, self._snapshot(match, viewer))
 
     @database_sync_to_async
     def _version(self) -> int | None:
@@ -293,9 +287,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         return Snapshot(html, match.version, marks)
 
     async def _heartbeat(self):
-        """Keep this socket's slot alive, and correct the presence marks this page shows
-        (a player whose process died sends no goodbye). Survives any error."""
-        opened = self.opened
+        """Keep this socket's memberships alive, and correct the presence marks this page
+        shows (a player whose process died sends no goodbye). Survives any error."""
         ticks = 0
         while True:
             await asyncio.sleep(presence.CHECK)
@@ -303,15 +296,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             try:
                 if ticks * presence.CHECK >= presence.HEARTBEAT:
                     ticks = 0
-                    slot = await presence.call(
-                        presence.refresh,
-                        self.public_id,
-                        opened.owner,
-                        opened.viewer.key,
-                        opened.slot,
-                        self.channel_name,
-                    )
-                    opened.slot = slot
+                    await presence.call(presence.refresh, self.membership)
                 if self.marks:
                     online = await presence.call(
                         presence.online_seats, self.public_id, tuple(self.marks)

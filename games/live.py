@@ -67,11 +67,11 @@ class Push:
 
     def __init__(self, match: Match, *, players_only: bool = False, last: str | None = None):
         self.match = match
-        self.wanted = [
-            viewer
-            for viewer in kinds(match)
-            if not (players_only and viewer.spectator) and viewer.key != last
-        ] + [viewer for viewer in kinds(match) if viewer.key == last]
+        # The opponent first, then the spectators, the mover (``last``) last.
+        self.wanted = sorted(
+            (viewer for viewer in kinds(match) if not (players_only and viewer.spectator)),
+            key=lambda viewer: (viewer.key == last, viewer.spectator),
+        )
         self.moves: list[dict] | None = None
         self.seen = presence.UNKNOWN
 

@@ -1,56 +1,62 @@
-"""Open sockets and who is connected, kept where it expires by itself: Django's cache.
+"""Open sockets and who is connected, kept where it expires by itself.
 
-Every match socket of a browser with a session holds a *slot*: a cache key with a
-short lifetime that the socket refreshes while it is open. Slots are what
+Every match socket is a member of a few *sets whose members expire*: a member lives
+``TTL`` seconds unless its socket refreshes it (every ``HEARTBEAT``), and leaves at once
+when its socket closes. A socket of a server process that was killed is never refreshed,
+so it is gone within two heartbeats, with no sweeper and no database row. The sets of
+one match:
 
-- caps the sockets one browser opens on one match (``SOCKETS_PER_MATCH`` slots, taken
-  with ``cache.add``, so two processes never hand out the same one);
-- tells who is connected: in a friend's match the slots of seat 1 and seat 2. The slots
-  of a killed process are not refreshed and expire within two heartbeats, with no
-  sweeper and no database row;
+- ``browser:<match>:<session>``: the sockets of one browser on the match. At most
+  ``SOCKETS_PER_MATCH`` may join; past that a socket is refused (4409). The session
+  comes from the cookie, so this is decided before the database is read.
+- ``seat:<match>:<n>``: the sockets of the player holding seat n. Not empty: connected.
+- ``kind:<match>:<kind>``: the sockets of one kind of viewer; the live layer renders a
+  change only for kinds with a socket open (games/live.py).
 
-Beside them, a *kind* key per kind of viewer with an open socket tells the live layer
-which boards to render for a change (games/live.py).
+With ``REDIS_URL`` the sets are Redis sorted sets (member: the socket's channel, score:
+when it expires), shared by every process; otherwise dicts in this process's memory.
+Either way a join is one atomic step (drop the expired, check the cap, add), and reading
+a match's presence is one round trip, however many sockets are open.
 
-On one process the cache is in-process memory; with ``REDIS_URL`` it is Redis, shared
-by every process. Nothing here ever raises into a socket: if the cache is unreachable,
-sockets are let in, presence reads as unknown and every kind of board is rendered.
+Nothing here ever raises into a socket or a move: if Redis is unreachable, sockets are
+let in, presence reads as unknown, every kind of board is rendered, and Redis is left
+alone for ``BACK_OFF`` seconds (the outage is logged once).
 
 A second cap, per process, counts one browser's sockets on all matches
-(``SOCKETS_PER_PROCESS`` per session), in this process's memory, before any database or
-cache is touched. A browser without a session cookie holds no seat, so it can make no
-presence change: its sockets are spectators' and are not counted here (the rate of
-connects per address is limited like every other request).
+(``SOCKETS_PER_PROCESS`` per session), in this process's memory, before anything else.
+A browser without a session cookie holds no seat, so it can make no presence change:
+its sockets are spectators' and no cap counts them (connects are rate-limited like
+every other request).
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.cache import cache, caches
-from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache import cache
 
 log = logging.getLogger(__name__)
 
-# A socket refreshes its slot every HEARTBEAT seconds and looks at its match's presence
-# every CHECK seconds. A slot lives TTL seconds unless refreshed, so a socket that went
-# away without a word (its process was killed) reads as gone after at most
+# A socket refreshes its memberships every HEARTBEAT seconds and looks at its match's
+# presence every CHECK seconds. A member lives TTL seconds unless refreshed, so a socket
+# that went away without a word (its process was killed) reads as gone after at most
 # TTL + CHECK = 2 heartbeats.
 HEARTBEAT = 20.0
 CHECK = HEARTBEAT / 2
-TTL = 30
+TTL = 30.0
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What the cache says about a match's sockets: the seats connected (``None``: unknown)
-    and the kinds of viewer with a socket open (``None``: unknown, render them all)."""
+    """What the sets say about a match: the seats connected (``None``: unknown) and the
+    kinds of viewer with a socket open (``None``: unknown, render them all)."""
 
     online: frozenset[int] | None
     kinds: frozenset[str] | None
@@ -58,8 +64,143 @@ class Snapshot:
 
 UNKNOWN = Snapshot(None, None)
 
-# After a cache error, the cache is left alone for this long: while Redis is down, sockets
-# and moves do not each wait for its timeout. An outage is logged once, and its end once.
+
+def browser_set(public_id: str, session_key: str) -> str:
+    return f"browser:{public_id}:{hashlib.sha256(session_key.encode()).hexdigest()[:24]}"
+
+
+def seat_set(public_id: str, seat: int) -> str:
+    return f"seat:{public_id}:{seat}"
+
+
+def kind_set(public_id: str, kind: str) -> str:
+    return f"kind:{public_id}:{kind}"
+
+
+# ---- the stores ------------------------------------------------------------------------
+
+
+class LocalStore:
+    """Expiring sets in this process's memory (the embedded default: one process)."""
+
+    def __init__(self):
+        self.sets: dict[str, dict[str, float]] = {}
+        self.lock = threading.Lock()
+
+    def _live(self, name: str, now: float) -> dict[str, float]:
+        members = self.sets.get(name)
+        if members is None:
+            return {}
+        for member in [m for m, expires in members.items() if expires <= now]:
+            del members[member]
+        if not members:
+            del self.sets[name]
+        return members
+
+    def join(self, member: str, sets: list[str], cap: tuple[str, int] | None = None) -> bool:
+        """Add ``member`` to every set, unless the capped set is full (then to none)."""
+        now = time.monotonic()
+        with self.lock:
+            if cap is not None:
+                name, limit = cap
+                if member not in self._live(name, now) and len(self._live(name, now)) >= limit:
+                    return False
+            for name in sets:
+                self.sets.setdefault(name, {})[member] = now + TTL
+            return True
+
+    def refresh(self, member: str, sets: list[str]) -> None:
+        self.join(member, sets)
+
+    def leave(self, member: str, sets: list[str]) -> None:
+        with self.lock:
+            for name in sets:
+                members = self.sets.get(name)
+                if members is not None:
+                    members.pop(member, None)
+                    if not members:
+                        del self.sets[name]
+
+    def counts(self, sets: list[str]) -> list[int]:
+        now = time.monotonic()
+        with self.lock:
+            return [len(self._live(name, now)) for name in sets]
+
+
+class RedisStore:
+    """Expiring sets in Redis: sorted sets scored by expiry time, which expire as keys too."""
+
+    # Drop the expired members of the capped set; if it is full, add nothing; else add the
+    # member to every set, with its expiry as score, and keep each set one TTL longer.
+    JOIN = """
+local now, expires, ttl, limit = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]),
+    tonumber(ARGV[5])
+if limit >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= limit then
+    return 0
+  end
+end
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], expires, ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return 1
+"""
+
+    def __init__(self, url: str):
+        import redis
+
+        self.client = redis.Redis.from_url(
+            url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=30
+        )
+        self.join_script = self.client.register_script(self.JOIN)
+        self.prefix = "bitsite:presence:"
+
+    def join(self, member: str, sets: list[str], cap: tuple[str, int] | None = None) -> bool:
+        now = time.time()
+        keys = [self.prefix + name for name in sets]
+        limit = -1
+        if cap is not None:
+            name, limit = cap
+            keys.remove(self.prefix + name)
+            keys.insert(0, self.prefix + name)
+        args = [member, now, now + TTL, int(TTL * 2000), limit]
+        return bool(self.join_script(keys=keys, args=args))
+
+    def refresh(self, member: str, sets: list[str]) -> None:
+        self.join(member, sets)
+
+    def leave(self, member: str, sets: list[str]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        for name in sets:
+            pipe.zrem(self.prefix + name, member)
+        pipe.execute()
+
+    def counts(self, sets: list[str]) -> list[int]:
+        now = time.time()
+        pipe = self.client.pipeline(transaction=False)
+        for name in sets:
+            pipe.zcount(self.prefix + name, f"({now}", "+inf")
+        return [int(count) for count in pipe.execute()]
+
+
+_store: LocalStore | RedisStore | None = None
+_store_lock = threading.Lock()
+
+
+def store() -> LocalStore | RedisStore:
+    global _store
+    if _store is None:
+        with _store_lock:
+            if _store is None:
+                url = settings.REDIS_URL
+                _store = RedisStore(url) if url else LocalStore()
+    return _store
+
+
+# ---- an unreachable store --------------------------------------------------------------
+
 BACK_OFF = 2.0
 _unreachable_until = 0.0
 _down = False
@@ -69,10 +210,10 @@ def _reachable() -> bool:
     return time.monotonic() >= _unreachable_until
 
 
-def _failed(what: str) -> None:
+def _failed(what: str, error: Exception) -> None:
     global _unreachable_until, _down
     if not _down:
-        log.warning("presence: the cache is unreachable (%s); sockets are let in meanwhile", what)
+        log.warning("presence: Redis is unreachable (%s: %r); sockets are let in", what, error)
     _down = True
     _unreachable_until = time.monotonic() + BACK_OFF
 
@@ -81,14 +222,118 @@ def _answered() -> None:
     global _down
     if _down:
         _down = False
-        log.warning("presence: the cache answers again")
+        log.warning("presence: Redis answers again")
+
+
+# ---- what sockets and pushes ask (from threads, or through ``call`` from async code) ------
+
+
+@dataclass
+class Membership:
+    """The sets one socket belongs to."""
+
+    channel: str
+    sets: list[str]
+    capped: str | None  # the browser's set, if it has a session
+
+
+def enter(public_id: str, channel: str, session_key: str | None) -> Membership | None:
+    """A socket opens: it joins its browser's set, unless that browser already has
+    SOCKETS_PER_MATCH sockets open on this match (``None``: refuse it). Decided from the
+    session cookie, before anything is read. If Redis is unreachable the socket is let
+    in, with nothing to keep."""
+    if not session_key:
+        return Membership(channel, [], None)
+    capped = browser_set(public_id, session_key)
+    if not _reachable():
+        return Membership(channel, [], None)
+    try:
+        joined = store().join(channel, [capped], (capped, settings.SOCKETS_PER_MATCH))
+    except Exception as error:
+        _failed("letting a socket in", error)
+        return Membership(channel, [], None)
+    _answered()
+    return Membership(channel, [capped], capped) if joined else None
+
+
+def settle(membership: Membership, public_id: str, *, kind: str, seat: int | None) -> None:
+    """Once the socket knows its viewer: join its kind's set, and its seat's if it makes
+    presence (one player's socket in a friend's match)."""
+    sets = [kind_set(public_id, kind)]
+    if seat is not None:
+        sets.append(seat_set(public_id, seat))
+    if not _reachable():
+        return
+    try:
+        store().join(membership.channel, sets)
+    except Exception as error:
+        _failed("letting a socket in", error)
+        return
+    _answered()
+    membership.sets.extend(sets)
+
+
+def refresh(membership: Membership) -> None:
+    """Keep this socket's memberships alive (or join again, if they expired meanwhile:
+    the browser's cap is not asked again, this socket was let in)."""
+    if not membership.sets or not _reachable():
+        return
+    try:
+        store().refresh(membership.channel, membership.sets)
+    except Exception as error:
+        _failed("refreshing a socket", error)
+        return
+    _answered()
+
+
+def depart(membership: Membership) -> None:
+    """A socket closes: it leaves its sets at once."""
+    if not membership.sets or not _reachable():
+        return
+    try:
+        store().leave(membership.channel, membership.sets)
+    except Exception as error:
+        _failed("letting a socket go", error)
+
+
+def snapshot(public_id: str, kinds: list[str], seats: tuple[int, ...] = ()) -> Snapshot:
+    """One read: which of ``kinds`` have a socket open, and which of ``seats`` are
+    connected."""
+    names = [seat_set(public_id, seat) for seat in seats] + [
+        kind_set(public_id, kind) for kind in kinds
+    ]
+    if not _reachable():
+        return UNKNOWN
+    try:
+        counts = store().counts(names)
+    except Exception as error:
+        _failed("reading presence", error)
+        return UNKNOWN
+    _answered()
+    online = frozenset(seat for seat, n in zip(seats, counts, strict=False) if n)
+    present = frozenset(kind for kind, n in zip(kinds, counts[len(seats) :], strict=True) if n)
+    return Snapshot(online, present)
+
+
+def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[int] | None:
+    return snapshot(public_id, [], seats).online
+
+
+async def call(function, *args, **kwargs):
+    """Run one of these from async code: in place for the in-process store (it never
+    waits), on a worker thread for Redis (a slow Redis must not stall the event loop)."""
+    if isinstance(store(), LocalStore):
+        return function(*args, **kwargs)
+    return await sync_to_async(function, thread_sensitive=False)(*args, **kwargs)
+
+
+# ---- the newest version pushed (Django's cache) ----------------------------------------------
+
+VERSION_TTL = 24 * 3600
 
 
 def _version_key(public_id: str) -> str:
     return f"version:{public_id}"
-
-
-VERSION_TTL = 24 * 3600
 
 
 def set_version(public_id: str, version: int) -> None:
@@ -99,7 +344,7 @@ def set_version(public_id: str, version: int) -> None:
     try:
         cache.set(_version_key(public_id), version, VERSION_TTL)
     except Exception as error:
-        _failed(f"recording a version: {error!r}")
+        _failed("recording a version", error)
 
 
 def pushed_version(public_id: str) -> int | None:
@@ -109,110 +354,8 @@ def pushed_version(public_id: str) -> int | None:
     try:
         return cache.get(_version_key(public_id))
     except Exception as error:
-        _failed(f"reading a version: {error!r}")
+        _failed("reading a version", error)
         return None
-
-
-def _slot_keys(public_id: str, owner: str) -> list[str]:
-    return [f"sock:{public_id}:{owner}:{i}" for i in range(settings.SOCKETS_PER_MATCH)]
-
-
-def _kind_key(public_id: str, kind: str) -> str:
-    return f"kind:{public_id}:{kind}"
-
-
-def seat_owner(seat: int) -> str:
-    return f"seat{seat}"
-
-
-def browser_owner(session_key: str) -> str:
-    return "s" + hashlib.sha256(session_key.encode()).hexdigest()[:24]
-
-
-# ---- in the cache (call from threads, or through ``call`` from async code) -----------------
-
-
-def claim(public_id: str, owner: str | None, kind: str, channel: str) -> str | None:
-    """Take a free slot of ``owner`` on this match and mark ``kind`` present.
-
-    Returns the slot's key; ``""`` when there is no owner (a browser without a session)
-    or the cache cannot be reached (the socket is let in); ``None`` when all the owner's
-    slots are taken."""
-    if not _reachable():
-        return ""
-    try:
-        cache.set(_kind_key(public_id, kind), 1, TTL)
-        _answered()
-        if owner is None:
-            return ""
-        for key in _slot_keys(public_id, owner):
-            if cache.add(key, channel, TTL):
-                return key
-        return None
-    except Exception as error:
-        _failed(f"letting a socket in: {error!r}")
-        return ""
-
-
-def refresh(public_id: str, owner: str | None, kind: str, key: str, channel: str) -> str:
-    """Keep this socket's slot (and its kind) alive; take another if it was lost."""
-    if not _reachable():
-        return key
-    try:
-        cache.set(_kind_key(public_id, kind), 1, TTL)
-        if owner is None:
-            return key
-        if key and cache.get(key) == channel:
-            cache.touch(key, TTL)
-            return key
-        for other in _slot_keys(public_id, owner):
-            if cache.add(other, channel, TTL):
-                return other
-        return key
-    except Exception as error:
-        _failed(f"refreshing a slot: {error!r}")
-        return key
-
-
-def release(key: str, channel: str) -> None:
-    if not key or not _reachable():
-        return
-    try:
-        if cache.get(key) == channel:
-            cache.delete(key)
-    except Exception as error:
-        _failed(f"releasing a slot: {error!r}")
-
-
-def snapshot(public_id: str, kinds: list[str], seats: tuple[int, ...] = ()) -> Snapshot:
-    """One cache read: which of ``kinds`` have a socket open, and which of ``seats`` are
-    connected."""
-    seat_keys = {seat: _slot_keys(public_id, seat_owner(seat)) for seat in seats}
-    kind_keys = {kind: _kind_key(public_id, kind) for kind in kinds}
-    wanted = [key for keys in seat_keys.values() for key in keys] + list(kind_keys.values())
-    if not _reachable():
-        return UNKNOWN
-    try:
-        found = cache.get_many(wanted)
-    except Exception as error:
-        _failed(f"reading presence: {error!r}")
-        return UNKNOWN
-    _answered()
-    online = frozenset(seat for seat, keys in seat_keys.items() if any(k in found for k in keys))
-    present = frozenset(kind for kind, key in kind_keys.items() if key in found)
-    return Snapshot(online, present)
-
-
-def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[int] | None:
-    return snapshot(public_id, [], seats).online
-
-
-async def call(function, *args):
-    """Run a cache function from async code: in place for the in-process cache (it never
-    waits), on a worker thread for Redis (a slow Redis must not stall the event loop)."""
-    if isinstance(caches["default"], LocMemCache):
-        return function(*args)
-    return await sync_to_async(function, thread_sensitive=False)(*args)
 
 
 # ---- in this process's memory ----------------------------------------------------------------

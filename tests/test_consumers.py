@@ -282,7 +282,7 @@ async def test_the_heartbeat_survives_errors_and_keeps_the_player_connected(
     monkeypatch.setattr(presence, "refresh", failing_then_fine)
     player1, _ = await connect(match.public_id, t1)
     await player1.receive_from()
-    for _ in range(100):  # the slot lives 1 s: past it, only a refresh keeps it
+    for _ in range(100):  # a membership lives 1 s: past it, only a refresh keeps it
         await asyncio.sleep(0.05)
         if len(calls) >= 8:
             break
@@ -293,13 +293,14 @@ async def test_the_heartbeat_survives_errors_and_keeps_the_player_connected(
 
 
 async def test_a_player_whose_process_vanished_reads_as_gone(fast_heartbeat):
-    """A slot nobody refreshes (its process was killed) expires, and the pages that show
-    that player as connected are corrected without any sweeper."""
+    """A membership nobody refreshes (its process was killed) expires, and the pages that
+    show that player as connected are corrected without any sweeper."""
     presence = fast_heartbeat
     match, _, t2 = await database_sync_to_async(make_match)("bit-flip")
-    # Seat 1's socket lived on a process that was then killed: its slot is all that is left.
-    await database_sync_to_async(presence.claim)(
-        match.public_id, "seat1", "seat1", "specific.dead!process"
+    # Seat 1's socket lived on a process that was then killed: its membership is all that
+    # is left of it.
+    await database_sync_to_async(presence.store().join)(
+        "specific.dead!process", [presence.seat_set(match.public_id, 1)]
     )
     player2, _ = await connect(match.public_id, t2)
     assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from()
