@@ -1,8 +1,8 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Websockets are origin-checked against ALLOWED_HOSTS and carry the Django
-session, which is where a player's seat secret lives (read by the consumer itself,
-once, when a socket opens: no user lookup per connection).
+Websockets are origin-checked (bitsite/origins.py: the site's own scheme, host and port)
+and carry the Django session, which is where a player's seat secret lives (read by the
+consumer itself, once, when a socket opens: no user lookup per connection).
 """
 
 import os
@@ -15,16 +15,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bitsite.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from bitsite.origins import SameOriginValidator  # noqa: E402
 from bitsite.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SameOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

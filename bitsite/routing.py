@@ -1,5 +1,6 @@
 from django.conf import settings
 
+from games.routing import unknown_path
 from games.routing import websocket_urlpatterns as games_ws
 
 websocket_urlpatterns = [*games_ws]
@@ -8,3 +9,5 @@ if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
     from benchmarks.baseline import websocket_urlpatterns as baseline_ws
 
     websocket_urlpatterns += baseline_ws
+
+websocket_urlpatterns.append(unknown_path)  # last: a clean refusal, not an error

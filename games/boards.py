@@ -44,7 +44,7 @@ class Scene:
 
 
 ACTIONS = ("move", "join", "computer", "hints", "resign", "rematch", "replay")
-_PLACEHOLDER = "MATCHID"
+_PLACEHOLDER = "__MATCH__ID__16_"  # a match id's form: 16 URL-safe characters
 _action_paths: dict[str, str] = {}
 
 

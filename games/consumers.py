@@ -78,6 +78,17 @@ def _session_key(scope) -> str | None:
     return (scope.get("cookies") or {}).get(settings.SESSION_COOKIE_NAME) or None
 
 
+class NoSuchPath(AsyncWebsocketConsumer):
+    """Any websocket path that is not a match's: accepted and closed at once with 4404,
+    touching nothing (no channel layer, no database)."""
+
+    channel_layer_alias = "no layer"  # Channels gives it none: nothing to join or read
+
+    async def connect(self):
+        await self.accept()
+        await self.close(code=CLOSE_UNKNOWN_MATCH)
+
+
 class MatchConsumer(AsyncWebsocketConsumer):
     admitted = False
     membership: presence.Membership | None = None

@@ -21,9 +21,12 @@ from django.urls import reverse
 
 from games.rules import GAMES, get_game
 
+# 96 random bits, URL-safe base64 without padding: always 16 characters of this alphabet.
+PUBLIC_ID_RE = r"[A-Za-z0-9_-]{16}"
+
 
 def new_public_id() -> str:
-    """96 random bits, URL-safe: the match's id in its share link."""
+    """96 random bits, URL-safe: the match's id in its share link (PUBLIC_ID_RE)."""
     return secrets.token_urlsafe(12)
 
 

@@ -1,7 +1,14 @@
-from django.urls import path
+"""The websocket routes. A path that is not a match's (a malformed id, or no route at all)
+is refused cleanly, with the close code of an unknown match, instead of an error."""
 
-from games.consumers import MatchConsumer
+from django.urls import path, re_path
+
+from games import converters  # noqa: F401  (registers <match:...>)
+from games.consumers import MatchConsumer, NoSuchPath
 
 websocket_urlpatterns = [
-    path("ws/m/<str:public_id>/", MatchConsumer.as_asgi()),
+    path("ws/m/<match:public_id>/", MatchConsumer.as_asgi()),
 ]
+
+# After every other route (bitsite/routing.py puts it last): anything else.
+unknown_path = re_path(r"", NoSuchPath.as_asgi())

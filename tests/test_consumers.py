@@ -161,15 +161,89 @@ async def test_the_push_comes_after_commit_and_a_rollback_pushes_nothing():
     await watcher.disconnect()
 
 
-async def test_a_foreign_origin_is_refused():
+@pytest.mark.parametrize(
+    "origin",
+    [
+        b"http://evil.example",
+        b"http://testserver:6666",  # the right host on another port
+        b"https://testserver",  # or another scheme (this site is served over plain HTTP)
+        b"http://testserver.evil.example",
+        b"null",
+        b"",
+        None,
+    ],
+)
+async def test_an_origin_other_than_the_sites_own_is_refused(origin):
     match, _, _ = await database_sync_to_async(make_match)("bit-flip")
-    communicator, connected = await connect(match.public_id, origin=b"http://evil.example")
+    headers = [(b"host", b"testserver")] + ([(b"origin", origin)] if origin is not None else [])
+    communicator = WebsocketCommunicator(application, f"/ws/m/{match.public_id}/", headers=headers)
+    connected, _ = await communicator.connect()
     assert not connected
     await communicator.disconnect()
 
 
-async def test_an_unknown_match_is_closed_with_4404():
-    communicator, connected = await connect("no-such-match")
+async def test_the_sites_own_origin_with_its_port_and_a_trusted_origin_are_accepted(settings):
+    match, _, _ = await database_sync_to_async(make_match)("bit-flip")
+    settings.ALLOWED_HOSTS = ["localhost"]
+    settings.CSRF_TRUSTED_ORIGINS = ["https://play.example.org"]
+    cases = [
+        (b"localhost:8000", b"http://localhost:8000", "ws", True),
+        (b"localhost:8000", b"http://localhost:8001", "ws", False),
+        (b"localhost", b"http://localhost:80", "ws", True),  # the default port, said or not
+        (b"localhost", b"https://localhost", "wss", True),
+        (b"localhost", b"http://localhost", "wss", False),
+        (b"localhost:8000", b"https://play.example.org", "ws", True),
+        (b"evil.example", b"http://evil.example", "ws", False),  # not an allowed host
+    ]
+    for host, origin, scheme, accepted in cases:
+        communicator = WebsocketCommunicator(
+            application,
+            f"/ws/m/{match.public_id}/",
+            headers=[(b"host", host), (b"origin", origin)],
+        )
+        communicator.scope["scheme"] = scheme
+        connected, _ = await communicator.connect()
+        assert connected is accepted, (host, origin, scheme)
+        await communicator.disconnect()
+
+
+async def test_behind_a_proxy_its_forwarded_scheme_counts(settings):
+    match, _, _ = await database_sync_to_async(make_match)("bit-flip")
+    settings.ALLOWED_HOSTS = ["play.example.org"]
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    for forwarded, accepted in ((b"https", True), (b"http", False)):
+        communicator = WebsocketCommunicator(
+            application,
+            f"/ws/m/{match.public_id}/",
+            headers=[
+                (b"host", b"play.example.org"),
+                (b"origin", b"https://play.example.org"),
+                (b"x-forwarded-proto", forwarded),
+            ],
+        )
+        connected, _ = await communicator.connect()
+        assert connected is accepted
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/m/AAAAAAAAAAAAAAAA/",  # the right form, no such match
+        "/ws/m/no-such-match/",
+        "/ws/m/\x00/",
+        "/ws/m/a\x00bcdefghijklmnop/",
+        "/ws/m/\xff/",
+        "/ws/m/" + "x" * 4000 + "/",
+        "/ws/m/../../etc/passwd/",
+        "/ws/nothing/here/",
+        "/",
+    ],
+)
+async def test_an_unknown_match_or_path_is_closed_with_4404(path):
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await communicator.connect()
     assert connected
     assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
 

@@ -83,9 +83,8 @@ def test_channel_layer_and_cache_follow_redis_url():
 
 
 def test_daphne_comes_first_and_websockets_are_origin_checked():
-    from channels.security.websocket import OriginValidator
-
     from bitsite.asgi import application
+    from bitsite.origins import SameOriginValidator
 
     assert settings.INSTALLED_APPS[0] == "daphne"
-    assert isinstance(application.application_mapping["websocket"], OriginValidator)
+    assert isinstance(application.application_mapping["websocket"], SameOriginValidator)
