@@ -182,6 +182,24 @@ else:
         }
     }
 
+
+# How fast one browser (session) and one client address may act (games/limits.py):
+# "per session,per address", each a count per second, minute, hour or day ("20/m").
+def env_rates(name, default):
+    per_session, _, per_address = os.environ.get(name, default).partition(",")
+    return (per_session.strip(), (per_address or per_session).strip())
+
+
+RATE_LIMITS = {
+    "create": env_rates("BITSITE_RATE_CREATE", "20/m,100/m"),
+    "join": env_rates("BITSITE_RATE_JOIN", "30/m,150/m"),
+    "move": env_rates("BITSITE_RATE_MOVE", "120/m,1200/m"),
+    "socket": env_rates("BITSITE_RATE_SOCKET", "60/m,600/m"),
+}
+# Not counted per address: a proxy on the same host, or a load test, sends from there.
+RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
+RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
+
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))
 SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))

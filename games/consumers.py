@@ -20,7 +20,7 @@ much, closes the socket with a code that says why (the page shows it):
     4404  no such match
     4409  too many pages of this match, or of bitsite, open in this browser
     4413  a frame larger than 1 KB
-    4429  more than 20 frames in 10 seconds
+    4429  more than 20 frames in 10 seconds, or sockets opened faster than the rate limit
     4503  the server cannot reach its channel layer (Redis): the page tries again later
 """
 
@@ -37,7 +37,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import boards, presence
+from games import boards, limits, presence
 from games.live import SEND_TIMEOUT, group_name, presence_changed, publisher
 from games.models import Match
 from games.rights import Viewer, viewer_from_session
@@ -104,6 +104,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # One browser's sockets in this process are counted before any database or cache
         # is touched: a storm of sockets from one session costs next to nothing.
         self.session_key = _session_key(self.scope)
+        if await presence.call(limits.socket_over_limit, self.scope, self.session_key):
+            await self._refuse(CLOSE_FLOOD)
+            return
         if self.session_key:
             self.admitted = presence.admit(self.session_key)
             if not self.admitted:

@@ -8,13 +8,15 @@ JavaScript. Refusals come back as the board with a message and a 4xx status
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games import play, rights
+from games import limits, play, rights
 from games.boards import board_context, render_board, render_notice, session_token
 from games.forms import NewMatchForm
 from games.models import Match
@@ -39,6 +41,32 @@ def _status(refusal: Refused) -> int:
         if isinstance(refusal, kind):
             return status
     return 409
+
+
+def limited(action: str):
+    """Count the request against ``action``'s rate limits (games/limits.py); past one, it
+    is answered 429 and nothing changes."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            if limits.over_limit(request, action):
+                return too_fast(request, kwargs.get("public_id"))
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+TOO_FAST = "That was faster than anyone plays: wait a few seconds, then try again."
+
+
+def too_fast(request, public_id: str | None = None):
+    match = Match.objects.filter(public_id=public_id).first() if public_id else None
+    if request.htmx and match is not None:
+        return _board(request, match, message=TOO_FAST, status=429)
+    return render(request, "too_fast.html", {"message": TOO_FAST, "match": match}, status=429)
 
 
 def _game_or_404(slug: str):
@@ -155,6 +183,7 @@ def match_page(request, public_id):
 
 
 @require_POST
+@limited("create")
 def new_match(request, slug):
     game = _game_or_404(slug)
     form = NewMatchForm(game, request.POST)
@@ -176,6 +205,7 @@ def new_match(request, slug):
 
 
 @require_POST
+@limited("join")
 def join(request, public_id):
     match = _match_or_404(public_id)
     try:
@@ -196,6 +226,7 @@ def join(request, public_id):
 
 
 @require_POST
+@limited("move")
 def move(request, public_id):
     text = request.POST.get("move", "")
     ply = _int_or_none(request.POST.get("ply"))
@@ -216,6 +247,7 @@ def move(request, public_id):
 
 
 @require_POST
+@limited("move")
 def computer(request, public_id):
     """Ask the computer to reply: the board asks for this right after it shows your move."""
     moved = play.computer_move(public_id)
@@ -225,6 +257,7 @@ def computer(request, public_id):
 
 
 @require_POST
+@limited("move")
 def resign(request, public_id):
     try:
         match = play.resign(public_id, by=_actor(request))
@@ -234,6 +267,7 @@ def resign(request, public_id):
 
 
 @require_POST
+@limited("move")
 def rematch(request, public_id):
     match = _match_or_404(public_id)
     try:
@@ -247,6 +281,7 @@ def rematch(request, public_id):
 
 
 @require_POST
+@limited("move")
 def toggle_hints(request, public_id):
     try:
         match = play.toggle_hints(public_id, by=_actor(request))

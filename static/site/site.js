@@ -54,7 +54,7 @@
     4404: "This match no longer exists.",
     4409: "This match (or bitsite) is open in too many tabs of this browser: close some, then reload this page.",
     4413: "This page sent too much at once: reload it.",
-    4429: "This page sent too many messages: reload it."
+    4429: "Too many pages opened, or messages sent, too fast: wait a moment, then reload this page."
   };
 
   document.addEventListener("htmx:wsClose", function (e) {

@@ -1,0 +1,67 @@
+"""How fast one browser, and one address, may create matches, join, act and open sockets.
+
+Counted with django-ratelimit in Django's cache (Redis with REDIS_URL, so every server
+process counts together; process memory otherwise). Each action has two limits, both
+from the environment (settings.RATE_LIMITS): one per session (a browser) and one per
+client address. The defaults are far above what a person playing does. Loopback
+addresses are not counted per address (settings.RATE_LIMIT_EXEMPT): a proxy on the same
+host, or a load test, sends everything from there; run daphne behind a proxy with
+``--proxy-headers`` so that the client's own address is the one counted.
+
+If the cache cannot be reached, nothing is limited (and that is logged once a minute).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import SimpleNamespace
+
+from django.conf import settings
+from django_ratelimit.core import is_ratelimited
+
+log = logging.getLogger(__name__)
+
+ACTIONS = ("create", "join", "move", "socket")
+_quiet_until = 0.0
+
+
+def _by_session(group, request) -> str:
+    return "session:" + (getattr(request, "session_key", None) or "")
+
+
+def _by_address(group, request) -> str:
+    return "address:" + request.META.get("REMOTE_ADDR", "")
+
+
+def _over(request, action: str, session_key: str | None, address: str) -> bool:
+    per_session, per_address = settings.RATE_LIMITS[action]
+    probe = SimpleNamespace(META={"REMOTE_ADDR": address}, session_key=session_key, method="POST")
+    checks = []
+    if session_key:
+        checks.append((_by_session, per_session))
+    if address and address not in settings.RATE_LIMIT_EXEMPT:
+        checks.append((_by_address, per_address))
+    try:
+        return any(
+            is_ratelimited(probe, group=f"bitsite.{action}", key=key, rate=rate, increment=True)
+            for key, rate in checks
+        )
+    except Exception as error:  # the cache is unreachable: let the request through
+        global _quiet_until
+        if time.monotonic() >= _quiet_until:
+            log.warning("rate limits: the cache is unreachable (%r); not limiting", error)
+            _quiet_until = time.monotonic() + 60
+        return False
+
+
+def over_limit(request, action: str) -> bool:
+    """Count this request against ``action``'s limits; True when it goes past one."""
+    session_key = request.session.session_key if hasattr(request, "session") else None
+    return _over(request, action, session_key, request.META.get("REMOTE_ADDR", ""))
+
+
+def socket_over_limit(scope, session_key: str | None) -> bool:
+    """The same for a websocket that opens (its address from the ASGI scope)."""
+    client = scope.get("client") or ("", 0)
+    return _over(None, "socket", session_key, client[0] or "")
