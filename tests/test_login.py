@@ -1,0 +1,55 @@
+"""Sign-in throttling (django-axes): the admin's login, and any later one."""
+
+from __future__ import annotations
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_user():
+    return User.objects.create_superuser("boss", "boss@example.org", "the-right-password-42")
+
+
+def sign_in(client, password, username="boss"):
+    return client.post("/admin/login/?next=/admin/", {"username": username, "password": password})
+
+
+def test_wrong_passwords_then_the_right_one_is_refused_until_the_pause_ends(admin_user):
+    client = Client(REMOTE_ADDR="192.0.2.10")
+    for _ in range(4):
+        assert sign_in(client, "wrong").status_code == 200  # the form again, with its error
+    assert sign_in(client, "wrong").status_code == 429  # the fifth: paused
+    response = sign_in(client, "the-right-password-42")
+    assert response.status_code == 429
+    assert "wrong passwords" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    # Another address trying the same user name is paused too.
+    assert sign_in(Client(REMOTE_ADDR="192.0.2.11"), "the-right-password-42").status_code == 429
+    # The pause over (the attempts expire), the right password signs in.
+    AccessAttempt.objects.all().delete()
+    response = sign_in(client, "the-right-password-42")
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+
+
+def test_a_good_sign_in_clears_earlier_failures(admin_user):
+    client = Client(REMOTE_ADDR="192.0.2.20")
+    for _ in range(4):
+        sign_in(client, "wrong")
+    assert sign_in(client, "the-right-password-42").status_code == 302
+    client.logout()
+    for _ in range(4):
+        assert sign_in(client, "wrong").status_code == 200
+    assert sign_in(client, "the-right-password-42").status_code == 302
+
+
+def test_the_limit_comes_from_the_settings(admin_user):
+    with override_settings(AXES_FAILURE_LIMIT=2):
+        client = Client(REMOTE_ADDR="192.0.2.30")
+        for _ in range(2):
+            sign_in(client, "wrong", username="nobody")
+        assert sign_in(client, "the-right-password-42").status_code == 429
