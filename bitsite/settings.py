@@ -145,7 +145,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 2,
         "max_size": int(os.environ.get("DJANGO_DB_POOL_SIZE", "20")),
-        "timeout": 20,
+        # How long a request waits for a connection: a request holds one for milliseconds,
+        # so a longer wait means PostgreSQL is gone (and /healthz should say so quickly).
+        "timeout": float(os.environ.get("DJANGO_DB_POOL_TIMEOUT", "5")),
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
