@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -22,8 +24,20 @@ from typing import Any, ClassVar
 
 # Longest move text that is even looked at; anything longer is malformed.
 MAX_MOVE_TEXT = 32
-# The analysis memo is dropped when it grows past this many positions.
-MEMO_LIMIT = 2_000_000
+# The analysis memos, one per game and set of options, hold at most about this many
+# positions together (about 35 MB): the least recently used are dropped first. One
+# analysis may exceed it while it runs; its memo is dropped before the next analysis if it
+# alone is over. A cold analysis is fast enough on its own (benchmarks/analysis.py), so a
+# dropped memo costs time, never a wrong answer.
+MEMO_BUDGET = 150_000
+_memos: OrderedDict[tuple, dict[Any, Value]] = OrderedDict()
+_memos_lock = threading.Lock()
+
+
+def memo_size() -> int:
+    """Positions held by all the analysis memos (for tests and benchmarks)."""
+    with _memos_lock:
+        return sum(len(memo) for memo in _memos.values())
 
 
 class IllegalMove(ValueError):
@@ -198,8 +212,20 @@ class Game:
     # What to type, said when the text is no move at all.
     move_hint: ClassVar[str] = ""
 
-    def __init__(self) -> None:
-        self._memo: dict[Any, Value] = {}
+    def memo_for(self, pos: Position) -> dict[Any, Value]:
+        """The analysis memo of this game with ``pos``'s options, made the most recently
+        used; the least recently used are dropped while all hold over MEMO_BUDGET."""
+        name = (self.slug, tuple(sorted(self.options_of(pos).items())))
+        with _memos_lock:
+            memo = _memos.pop(name, None)
+            if memo is None or len(memo) > MEMO_BUDGET:
+                memo = {}
+            _memos[name] = memo
+            total = sum(len(m) for m in _memos.values())
+            while total > MEMO_BUDGET and len(_memos) > 1:
+                _, dropped = _memos.popitem(last=False)
+                total -= len(dropped)
+            return memo
 
     def __repr__(self) -> str:
         return f"<Game {self.slug}>"
@@ -318,9 +344,8 @@ class Game:
         mover = pos.to_move
         if pos.result is not None:
             return Analysis(mover, pos.result.winner, 0, (), ())
-        if len(self._memo) > MEMO_LIMIT:
-            self._memo.clear()
-        scored = [(move, self.move_value(pos, move)) for move in self.moves(pos)]
+        memo = self.memo_for(pos)
+        scored = [(move, self.move_value(pos, move, memo)) for move in self.moves(pos)]
         if not scored:  # only reached for positions built by hand: no move, mover loses
             return Analysis(mover, other(mover), 0, (), ())
         best = scored[0][1]
@@ -348,17 +373,16 @@ class Game:
         best_moves = tuple(move for move, value in scored if value == best)
         return Analysis(mover, winner, best[1], best_moves, tuple(moves))
 
-    def move_value(self, pos: Position, move: str) -> Value:
+    def move_value(self, pos: Position, move: str, memo: dict | None = None) -> Value:
         """The value of playing ``move`` in ``pos``, for the player who plays it."""
         child = self.play(pos, move)
         if child.result is not None:
             return WIN_AT_ONCE if child.result.winner == pos.to_move else LOSS_AT_ONCE
-        wins, plies = self.value(self.key(child))
+        wins, plies = self.value(self.key(child), self.memo_for(pos) if memo is None else memo)
         return (not wins, plies + 1)
 
-    def value(self, key: Any) -> Value:
+    def value(self, key: Any, memo: dict) -> Value:
         """Negamax over compact keys, memoised: (the player to move wins, plies to the end)."""
-        memo = self._memo
         found = memo.get(key)
         if found is not None:
             return found
@@ -369,7 +393,7 @@ class Game:
             elif outcome is False:
                 value = LOSS_AT_ONCE
             else:
-                wins, plies = self.value(child)
+                wins, plies = self.value(child, memo)
                 value = (not wins, plies + 1)
             if best is None or better(value, best):
                 best = value
