@@ -34,6 +34,12 @@ _memos: OrderedDict[tuple, dict[Any, Value]] = OrderedDict()
 _memos_lock = threading.Lock()
 
 
+def forget_memos() -> None:
+    """Drop every analysis memo: the next analysis starts cold (benchmarks, tests)."""
+    with _memos_lock:
+        _memos.clear()
+
+
 def memo_size() -> int:
     """Positions held by all the analysis memos (for tests and benchmarks)."""
     with _memos_lock:

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.rules import Verdict, get_game
+from games.rules.base import forget_memos
 from games.rules.bit_flip import BitFlip
 from games.rules.bit_flip_divisor import BitFlipDivisor
 from games.rules.bitwise_battle import BitwiseBattle
@@ -71,7 +72,7 @@ def check_all_reachable(game, **options) -> int:
 
 @pytest.mark.parametrize("width", range(1, 10))
 def test_bit_flip_every_reachable_position(width):
-    # A fresh game: its memo starts empty, so this is a cold analysis.
+    forget_memos()  # a cold analysis
     assert check_all_reachable(BitFlip(), width=width) >= 2
 
 
