@@ -51,7 +51,6 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
@@ -133,9 +132,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             ),
         }
     )
-    # A file-backed test database, so that a live server in another process sees it;
-    # one per test run, so that two runs at once don't share it.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f"test-db-{os.getpid()}.sqlite3")}
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI every request runs in a thread of its own, so Django's persistent

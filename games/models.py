@@ -147,10 +147,6 @@ class Match(models.Model):
             and self.seat_of_player(self.current.to_move) == self.computer_seat
         )
 
-    @property
-    def is_over(self) -> bool:
-        return self.status == self.Status.FINISHED
-
     def options_summary(self) -> str:
         return self.rules.describe_options(self.options) if self.rules.options else "standard"
 

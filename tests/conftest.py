@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ARTIFACTS, DaphneServer, database_url, server_env
+from tests.servers import ARTIFACTS, ROOT, DaphneServer, database_url, server_env
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -54,6 +54,17 @@ def pytest_collection_modifyitems(config, items):
     )
     for item in services:
         item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On SQLite, a file-backed test database, so that a live server in another process
+    sees it; one per test run, so that two runs at once don't share it."""
+    from django.db import connections
+
+    database = connections["default"].settings_dict
+    if database["ENGINE"].endswith("sqlite3"):
+        database.setdefault("TEST", {})["NAME"] = str(ROOT / f"test-db-{os.getpid()}.sqlite3")
 
 
 @pytest.fixture(scope="session")

@@ -18,8 +18,6 @@
     return found !== null && parseInt(found[1], 10) < version(document.getElementById("board"));
   }
 
-  window.bitsite = { isStale: isStale };
-
   // A share link drawn by a push is a path: make it a whole address.
   function absoluteLinks() {
     document.querySelectorAll("input[data-absolute]").forEach(function (input) {
