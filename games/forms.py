@@ -6,26 +6,25 @@ from django import forms
 
 from games.models import Match
 from games.rules import Game
-from games.rules.computer import LEVEL_LABELS, LEVELS
-
-FIRST = [("me", "I start"), ("opponent", "My opponent starts"), ("random", "Random")]
-OPPONENTS = [
-    (Match.Mode.FRIEND, "A friend, by link"),
-    (Match.Mode.HOTSEAT, "Same device"),
-    (Match.Mode.COMPUTER, "The computer"),
-]
+from games.rules.computer import LEVELS
 
 
 class NewMatchForm(forms.Form):
     first = forms.ChoiceField(
-        label="Who moves first", choices=FIRST, initial="me", widget=forms.RadioSelect
+        label="Who moves first",
+        choices=Match.First.choices,
+        initial=Match.First.ME,
+        widget=forms.RadioSelect,
     )
     opponent = forms.ChoiceField(
-        label="Opponent", choices=OPPONENTS, initial=Match.Mode.FRIEND, widget=forms.RadioSelect
+        label="Opponent",
+        choices=Match.Mode.choices,
+        initial=Match.Mode.FRIEND,
+        widget=forms.RadioSelect,
     )
     level = forms.ChoiceField(
         label="Computer level",
-        choices=[(level, LEVEL_LABELS[level]) for level in LEVELS],
+        choices=Match.LEVEL_CHOICES,
         initial="strong",
         required=False,
     )

@@ -20,6 +20,7 @@ from django.db import models
 from django.urls import reverse
 
 from games.rules import GAMES, get_game
+from games.rules.computer import LEVEL_LABELS, LEVELS
 
 # 96 random bits, URL-safe base64 without padding: always 16 characters of this alphabet.
 PUBLIC_ID_RE = r"[A-Za-z0-9_-]{16}"
@@ -48,7 +49,17 @@ class Match(models.Model):
     class Mode(models.TextChoices):
         FRIEND = "friend", "A friend, by link"
         HOTSEAT = "hotseat", "Same device"
-        COMPUTER = "computer", "Against the computer"
+        COMPUTER = "computer", "The computer"
+
+    class First(models.TextChoices):
+        """Who moves first, as the creator chooses it (stored as ``first_seat``)."""
+
+        ME = "me", "I start"
+        OPPONENT = "opponent", "My opponent starts"
+        RANDOM = "random", "Random"
+
+    # The computer's levels are the rules module's (games/rules/computer.py).
+    LEVEL_CHOICES = [(level, LEVEL_LABELS[level]) for level in LEVELS]
 
     GAME_CHOICES = [(game.slug, game.title) for game in GAMES]
 
@@ -62,7 +73,7 @@ class Match(models.Model):
     version = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.FRIEND)
-    computer_level = models.CharField(max_length=16, blank=True)
+    computer_level = models.CharField(max_length=16, blank=True, choices=LEVEL_CHOICES)
     computer_seed = models.BigIntegerField(default=0)
     first_seat = models.PositiveSmallIntegerField(
         choices=[(1, "Seat 1 (the creator)"), (2, "Seat 2 (the opponent)")], default=1
@@ -89,6 +100,29 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["game", "status"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(game__in=[game.slug for game in GAMES]), name="known_game"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["waiting", "playing", "finished"]),
+                name="known_status",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(mode="computer", computer_level__in=LEVELS)
+                | (models.Q(mode__in=["friend", "hotseat"]) & models.Q(computer_level="")),
+                name="mode_and_level",
+            ),
+            models.CheckConstraint(condition=models.Q(first_seat__in=[1, 2]), name="first_seat"),
+            models.CheckConstraint(
+                condition=models.Q(winner__isnull=True) | models.Q(winner__in=[1, 2]),
+                name="winner_is_a_player",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="finished") | models.Q(finished_at__isnull=False),
+                name="finished_when_over",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.rules.title} {self.public_id}"

@@ -49,8 +49,6 @@ from games.rules import IllegalMove as RulesIllegalMove
 from games.rules import get_game
 from games.rules.computer import LEVELS, choose_move
 
-FIRST_CHOICES = ("me", "opponent", "random")
-
 
 @dataclass(frozen=True)
 class Actor:
@@ -181,8 +179,8 @@ def create_match(
     options = game.options_of(position)
     if mode not in Match.Mode.values:
         raise ValueError(f"Unknown opponent {mode!r}.")
-    if first not in FIRST_CHOICES:
-        raise ValueError(f"Who moves first must be one of {', '.join(FIRST_CHOICES)}.")
+    if first not in Match.First.values:
+        raise ValueError(f"Who moves first must be one of {', '.join(Match.First.values)}.")
     if mode == Match.Mode.COMPUTER and level not in LEVELS:
         raise ValueError(f"The computer's level must be one of {', '.join(LEVELS)}.")
     rng = rng or random.SystemRandom()
