@@ -6,6 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
+BENCH := $(VENV)/.bench-installed
+TOOLS := .venv-tools
 HOST ?= 127.0.0.1
 PORT ?= 8000
 N ?= 2
@@ -22,7 +24,7 @@ RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
 TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-bitsite \
 	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver DJANGO_STATIC_ROOT=$(CURDIR)/.test-static
 
-.PHONY: run test lint bench bench-ci scale setup clean superuser
+.PHONY: run test lint bench bench-ci scale setup clean superuser requirements
 
 run: $(RUNTIME) .secret_key
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
@@ -41,10 +43,10 @@ lint: $(DEV)
 scale: $(RUNTIME) .secret_key
 	$(RUN_ENV) N=$(N) PORT=$(PORT) HOST=$(HOST) BIN=$(BIN) scripts/scale.sh
 
-bench: $(DEV) .secret_key
+bench: $(BENCH) .secret_key
 	$(BIN)/python -m benchmarks.run $(ARGS)
 
-bench-ci: $(DEV) .secret_key
+bench-ci: $(BENCH) .secret_key
 	$(BIN)/python -m benchmarks.run --tiny $(ARGS)
 
 superuser: $(RUNTIME) .secret_key
@@ -55,17 +57,33 @@ setup: $(DEV)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The requirements are compiled (pinned, with hashes) from requirements*.in by
+# `make requirements`; each .txt is complete: runtime < dev (tests) < bench.
 $(RUNTIME): requirements.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.txt
 	touch $@
 
-$(DEV): requirements.txt requirements-dev.txt $(RUNTIME)
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+$(DEV): requirements-dev.txt $(RUNTIME)
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.txt
 	touch $@
+
+$(BENCH): requirements-bench.txt $(DEV)
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-bench.txt
+	touch $@
+
+# Compile requirements*.txt from requirements*.in (pip-tools in a venv of its own).
+# Pins already in a .txt are kept; `make requirements ARGS=--upgrade` moves them.
+PIP_COMPILE = $(TOOLS)/bin/pip-compile --quiet --generate-hashes --allow-unsafe \
+	--strip-extras --no-emit-index-url --no-emit-find-links $(ARGS)
+requirements:
+	test -x $(TOOLS)/bin/pip-compile || ($(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/pip install --quiet pip-tools==7.6.2)
+	$(PIP_COMPILE) -o requirements.txt requirements.in
+	$(PIP_COMPILE) -o requirements-dev.txt requirements-dev.in
+	$(PIP_COMPILE) -o requirements-bench.txt requirements-bench.in
 
 .secret_key:
 	@$(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache test-db*.sqlite3*
+	rm -rf $(VENV) $(TOOLS) staticfiles .pytest_cache .ruff_cache test-db*.sqlite3*
