@@ -27,9 +27,14 @@ stop() {
 }
 trap stop EXIT INT TERM
 
+# Behind a proxy, daphne takes the client's address and scheme from X-Forwarded-For and
+# X-Forwarded-Proto (the rate limits and sign-in throttling count addresses).
+PROXY_ARGS=()
+case "${DJANGO_BEHIND_PROXY:-}" in 1|true|yes|on) PROXY_ARGS=(--proxy-headers) ;; esac
+
 for i in $(seq 0 $((N - 1))); do
   port=$((PORT + i))
-  "$BIN/daphne" -b "$HOST" -p "$port" bitsite.asgi:application &
+  "$BIN/daphne" "${PROXY_ARGS[@]}" -b "$HOST" -p "$port" bitsite.asgi:application &
   pids+=("$!")
   echo "bitsite process $((i + 1)) of $N: http://$HOST:$port/ (pid $!)"
 done
