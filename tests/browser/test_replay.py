@@ -27,7 +27,7 @@ def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, 
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     url = f"{live_server_url}/m/{match.public_id}/replay/"
     page = new_page()
-    page.goto(url)
+    page.goto(url)  # waits for the load event: the page's scripts have run
     shown(page, 0)
     expect(page.locator("#replay-status")).to_contain_text("The start. Player 1 (Ada) moves first.")
     expect(page.locator("#flips")).to_contain_text("Move 3: Player 1 (Ada) played 2")
@@ -139,6 +139,7 @@ def test_staff_find_a_match_in_the_admin_and_open_its_replay(live_server_url, ne
     expect(log.nth(2).locator(".field-position_after")).to_have_text("11100")
     page.screenshot(path=str(artifacts / "admin-match.png"), full_page=True)
     page.get_by_role("link", name="Replay with every move's verdict").click()
+    page.wait_for_load_state()  # the keys work once the page's scripts have run
     shown(page, 0)
     page.keyboard.press("End")
     shown(page, 4)
