@@ -15,7 +15,6 @@ from django.http import JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.text import Truncator
 
 from games import review
 from games.models import Match, Move
@@ -132,7 +131,7 @@ class MatchAdmin(admin.ModelAdmin):
         "mode",
         "status",
         "winner_name",
-        "reason_short",
+        "ending",
         "move_count",
         "created_at",
         "finished_at",
@@ -173,7 +172,8 @@ class MatchAdmin(admin.ModelAdmin):
                 "fields": (
                     "status",
                     "winner_name",
-                    "reason",
+                    "ending",
+                    "result",
                     "move_count",
                     "created_at",
                     "started_at",
@@ -228,9 +228,9 @@ class MatchAdmin(admin.ModelAdmin):
     def winner_name(self, match: Match) -> str:
         return match.player_name(match.winner) if match.winner else "—"
 
-    @admin.display(description="reason", ordering="reason")
-    def reason_short(self, match: Match) -> str:
-        return Truncator(match.reason).chars(60) if match.reason else "—"
+    @admin.display(description="how it ended")
+    def result(self, match: Match) -> str:
+        return match.result_text or "—"
 
     @admin.display(description="moves", ordering="move_count")
     def move_count(self, match: Match) -> int:

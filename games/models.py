@@ -20,6 +20,7 @@ from django.db import models
 from django.urls import reverse
 
 from games.rules import GAMES, get_game
+from games.rules import Ending as RulesEnding
 from games.rules.computer import LEVEL_LABELS, LEVELS
 
 # 96 random bits, URL-safe base64 without padding: always 16 characters of this alphabet.
@@ -58,6 +59,13 @@ class Match(models.Model):
         OPPONENT = "opponent", "My opponent starts"
         RANDOM = "random", "Random"
 
+    # How a finished match ended: one of the rules' endings, or one of the site's own.
+    Ending = models.TextChoices(
+        "Ending",
+        [(e.name, (e.value, e.value.replace("_", " "))) for e in RulesEnding]
+        + [("CANCELLED", ("cancelled", "cancelled before an opponent joined"))],
+    )
+
     # The computer's levels are the rules module's (games/rules/computer.py).
     LEVEL_CHOICES = [(level, LEVEL_LABELS[level]) for level in LEVELS]
 
@@ -88,7 +96,7 @@ class Match(models.Model):
     winner = models.PositiveSmallIntegerField(
         null=True, blank=True, choices=[(1, "Player 1"), (2, "Player 2")]
     )
-    reason = models.CharField(max_length=500, blank=True)
+    ending = models.CharField(max_length=32, blank=True, choices=Ending.choices)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
@@ -121,6 +129,11 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(status="finished") | models.Q(finished_at__isnull=False),
                 name="finished_when_over",
+            ),
+            models.CheckConstraint(
+                condition=(models.Q(status="finished") & ~models.Q(ending=""))
+                | (~models.Q(status="finished") & models.Q(ending="")),
+                name="an_ending_when_over",
             ),
         ]
 
@@ -180,6 +193,17 @@ class Match(models.Model):
             and self.computer_seat is not None
             and self.seat_of_player(self.current.to_move) == self.computer_seat
         )
+
+    @property
+    def result_text(self) -> str:
+        """How the match ended, in words: made here, where it is shown, from its ending."""
+        if self.ending == self.Ending.CANCELLED:
+            return "Cancelled before an opponent joined."
+        if self.ending == self.Ending.RESIGNED:
+            return f"{self.player_name(3 - self.winner)} resigned."
+        if not self.ending:
+            return ""
+        return self.rules.describe_outcome(self.current)
 
     def options_summary(self) -> str:
         return self.rules.describe_options(self.options) if self.rules.options else "standard"

@@ -272,7 +272,7 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             changes.update(
                 status=Match.Status.FINISHED,
                 winner=new.result.winner,
-                reason=new.result.reason,
+                ending=new.result.ending,
                 finished_at=timezone.now(),
             )
         updated = Match.objects.filter(pk=match.pk, ply=match.ply).update(**changes)
@@ -324,20 +324,20 @@ def resign(public_id: str, *, by: Actor) -> Match:
         game = match.rules
         position = game.from_json(match.position)
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
-            new, winner, reason = position, None, "Cancelled before an opponent joined."
+            new, winner, ending = position, None, Match.Ending.CANCELLED
         else:
             if len(seats) == 2:  # same device: the player to move resigns
                 player = position.to_move
             else:
                 player = match.player_of_seat(seats.pop())
             new = game.resign(position, player)
-            winner, reason = new.result.winner, f"{match.player_name(player)} resigned."
+            winner, ending = new.result.winner, Match.Ending.RESIGNED
         changes = {
             "position": game.to_json(new),
             "version": match.version + 1,
             "status": Match.Status.FINISHED,
             "winner": winner,
-            "reason": reason,
+            "ending": ending,
             "finished_at": timezone.now(),
         }
         Match.objects.filter(pk=match.pk).update(**changes)

@@ -140,7 +140,7 @@ def shows_hints(match: Match, viewer: Viewer) -> bool:
 def move_refusal(match: Match, seats, *, to_move: int, computer: bool = False) -> Refused | None:
     """May the holder of ``seats`` (or the computer) move for the player ``to_move``?"""
     if match.status == Match.Status.FINISHED:
-        return GameOver(f"The game is over. {match.reason}".strip())
+        return GameOver(f"The game is over. {match.result_text}".strip())
     if match.status == Match.Status.WAITING:
         return NotStarted()
     seat = match.seat_of_player(to_move)
@@ -156,7 +156,7 @@ def move_refusal(match: Match, seats, *, to_move: int, computer: bool = False) -
 def resign_refusal(match: Match, seats) -> Refused | None:
     """Resigning (or, before anyone joined, cancelling) is for the match's players."""
     if match.status == Match.Status.FINISHED:
-        return GameOver(f"The game is over. {match.reason}".strip())
+        return GameOver(f"The game is over. {match.result_text}".strip())
     if not human_seats(match, seats):
         return NotAPlayer("You are watching this match: only its players can resign.")
     return None

@@ -75,7 +75,7 @@ def long_last_bit_match(safe_plies: int, *, lose: bool = True) -> Match:
         changes.update(
             status=Match.Status.FINISHED,
             winner=pos.result.winner,
-            reason=pos.result.reason,
+            ending=pos.result.ending,
             finished_at=timezone.now(),
         )
     Match.objects.filter(pk=match.pk).update(**changes)

@@ -51,7 +51,8 @@ def test_exported_moves_replay_to_the_stored_result(slug):
         "status": "finished",
         "winner": match.winner,
         "winner_name": match.player_name(match.winner),
-        "reason": match.reason,
+        "ending": pos.result.ending.value,
+        "reason": game.describe_outcome(pos),
         "plies": match.ply,
     }
 
@@ -62,6 +63,7 @@ def test_a_resigned_match_replays_to_the_position_before_the_resignation():
     game, pos = replayed(data)
     assert pos.result is None
     assert data["result"]["winner"] == 2
+    assert data["result"]["ending"] == "resigned"
     assert data["result"]["reason"] == "Player 1 (Ada) resigned."
     assert game.to_json(game.resign(pos, 1)) == match.position
 

@@ -72,7 +72,7 @@ def test_divisor_forfeit_is_a_recorded_losing_move():
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert match.winner == 2
-    assert "outside 1-8" in match.reason
+    assert "outside 1-8" in match.result_text
     assert list(match.moves.values_list("text", flat=True)) == ["9"]
 
 
@@ -125,7 +125,7 @@ def test_resign_ends_the_game_for_the_other_player():
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     assert match.winner == 1
-    assert "Player 2 (Bob) resigned" in match.reason
+    assert "Player 2 (Bob) resigned" in match.result_text
     with pytest.raises(play.Refused):
         play.resign(match.public_id, by=actor(match, t1))
 

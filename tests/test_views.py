@@ -147,7 +147,7 @@ def play_through(slug, options=None):
 def test_a_whole_match_through_the_views(slug, options):
     match = play_through(slug, options)
     assert match.winner in (1, 2)
-    assert match.reason
+    assert match.result_text
     assert Move.objects.filter(match=match).count() == match.ply
 
 

@@ -11,6 +11,7 @@ client, tests, benchmarks) plays through this package.
 
 from .base import (
     Analysis,
+    Ending,
     Game,
     GameOver,
     IllegalMove,
@@ -49,6 +50,7 @@ def get_game(slug: str) -> Game:
 __all__ = [
     "GAMES",
     "Analysis",
+    "Ending",
     "Game",
     "GameOver",
     "IllegalMove",

@@ -7,7 +7,8 @@ Every game speaks the same verbs::
     pos = game.start(**options)        # a frozen position
     game.legal_moves(pos)              # move texts, in the book's notation
     pos = game.play(pos, "4 5")        # a new position, or IllegalMove
-    game.outcome(pos)                  # None, or Outcome(winner, reason)
+    game.outcome(pos)                  # None, or Outcome(winner, ending)
+    game.describe_outcome(pos)         # how it ended, in the book's words
     game.analyse(pos)                  # exact perfect-play analysis
 """
 
@@ -58,10 +59,30 @@ class GameOver(IllegalMove):
     """The game has already ended: no move is accepted."""
 
 
+class Ending(StrEnum):
+    """How a game ended: the kinds of ending the five rule books have, and resignation.
+    The sentence a player reads is made from it where it is shown
+    (``Game.describe_outcome``)."""
+
+    MULTIPLE_OF_THREE = "multiple_of_three"  # Last Bit Standing: made a multiple of 3, loses
+    CONDITION_MET = "condition_met"  # Bitwise Battle: met the condition, wins
+    LENGTH_REACHED = "length_reached"  # Bitwise Battle: made the last bit allowed, loses
+    BYTE_FILLED = "byte_filled"  # Bit Flip: set the last 0 bit, wins
+    DIVISIBLE = "divisible"  # Bit Flip: Divisor: made a multiple of the divisor, wins
+    NO_BIT_LEFT = "no_bit_left"  # Bit Flip: Divisor: left no 0 bit to the opponent, wins
+    INVALID_BIT = "invalid_bit"  # Bit Flip: Divisor: named a bit that cannot flip, loses
+    NO_MOVE = "no_move"  # Last Digit Standing: left the opponent no digit to remove, wins
+    RESIGNED = "resigned"  # the loser resigned
+
+
 @dataclass(frozen=True)
 class Outcome:
+    """The end of a game: who won, and how. ``move`` is the last move, as played, when
+    the ending is about it (the bits flipped, the bit named)."""
+
     winner: int
-    reason: str
+    ending: Ending
+    move: str = ""
 
     @property
     def loser(self) -> int:
@@ -286,7 +307,7 @@ class Game:
 
     def play(self, pos: Position, move: str) -> Position:
         if pos.result is not None:
-            raise GameOver(f"The game is over: {pos.result.reason}")
+            raise GameOver(f"The game is over: {self.describe_outcome(pos)}")
         if not isinstance(move, str):
             raise MalformedMove(self.move_hint)
         text = move.strip()
@@ -304,8 +325,21 @@ class Game:
         if player not in (1, 2):
             raise ValueError("player must be 1 or 2")
         if pos.result is not None:
-            raise GameOver(f"The game is over: {pos.result.reason}")
-        return dataclasses.replace(pos, result=Outcome(other(player), f"Player {player} resigned."))
+            raise GameOver(f"The game is over: {self.describe_outcome(pos)}")
+        return dataclasses.replace(pos, result=Outcome(other(player), Ending.RESIGNED))
+
+    def describe_outcome(self, pos: Position) -> str:
+        """How the game of ``pos`` ended, in its book's words ("" while it goes on)."""
+        result = pos.result
+        if result is None:
+            return ""
+        if result.ending is Ending.RESIGNED:
+            return f"Player {result.loser} resigned."
+        return self.describe_ending(pos, result)
+
+    def describe_ending(self, pos: Position, result: Outcome) -> str:
+        """The sentence for one of this game's own endings."""
+        raise NotImplementedError
 
     def notation(self, pos: Position) -> str:
         """The position on one line, the way its book's samples print it."""
@@ -322,7 +356,7 @@ class Game:
         for field in dataclasses.fields(pos):
             value = getattr(pos, field.name)
             if isinstance(value, Outcome):
-                value = {"winner": value.winner, "reason": value.reason}
+                value = {"winner": value.winner, "ending": value.ending.value, "move": value.move}
             elif isinstance(value, tuple):
                 value = list(value)
             data[field.name] = value
@@ -337,7 +371,9 @@ class Game:
         values = {}
         for name, value in data.items():
             if name == "result" and value is not None:
-                value = Outcome(int(value["winner"]), str(value["reason"]))
+                value = Outcome(
+                    int(value["winner"]), Ending(value["ending"]), str(value.get("move", ""))
+                )
             elif isinstance(value, list):
                 value = tuple(value)
             values[name] = value

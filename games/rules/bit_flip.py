@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .base import Game, IllegalMove, MalformedMove, Option, Outcome, Position
+from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Position
 
 MAX_WIDTH = 32  # the cold analysis of the widest row must stay well under 1 s
 
@@ -111,14 +111,17 @@ class BitFlip(Game):
             bits[n - 1] = "1"
         new = replace(pos, ply=pos.ply + 1, bits="".join(bits))
         if "0" not in new.bits:
-            mover = pos.to_move
-            flipped = " and ".join(str(n) for n in numbers)
-            reason = (
-                f"Player {mover} flipped bit{'s' if len(numbers) > 1 else ''} {flipped} "
-                f"and completed {new.bits}."
-            )
-            new = replace(new, result=Outcome(mover, reason))
+            move = " ".join(str(n) for n in numbers)
+            new = replace(new, result=Outcome(pos.to_move, Ending.BYTE_FILLED, move))
         return new
+
+    def describe_ending(self, pos: BitFlipPosition, result: Outcome) -> str:
+        numbers = result.move.split()
+        flipped = " and ".join(numbers)
+        return (
+            f"Player {result.winner} flipped bit{'s' if len(numbers) > 1 else ''} {flipped} "
+            f"and completed {pos.bits}."
+        )
 
     # ---- analysis over sorted run lengths (Kayles) ---------------------------
 

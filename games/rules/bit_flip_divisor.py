@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .base import Game, MalformedMove, Option, Outcome, Position, other, parse_int
+from .base import Ending, Game, MalformedMove, Option, Outcome, Position, other, parse_int
 
 WIDTH = 8
 
@@ -71,31 +71,37 @@ class BitFlipDivisor(Game):
             raise MalformedMove(self.move_hint)
         mover = pos.to_move
         new = replace(pos, ply=pos.ply + 1)
-        if not 1 <= position <= WIDTH:
-            reason = f"Player {mover} named bit {position}, outside 1-8: an invalid move loses."
-            return replace(new, result=Outcome(other(mover), reason))
-        if pos.bits[position - 1] == "1":
-            reason = (
-                f"Player {mover} named bit {position}, which is already set to 1: "
-                "an invalid move loses."
-            )
-            return replace(new, result=Outcome(other(mover), reason))
+        if not 1 <= position <= WIDTH or pos.bits[position - 1] == "1":
+            return replace(new, result=Outcome(other(mover), Ending.INVALID_BIT, str(position)))
         bits = pos.bits[: position - 1] + "1" + pos.bits[position:]
         new = replace(new, bits=bits)
         if new.value % pos.divisor == 0:
-            reason = (
-                f"Player {mover} made {bits} (decimal {new.value}), "
-                f"and {new.value} is divisible by {pos.divisor}."
-            )
-            return replace(new, result=Outcome(mover, reason))
+            return replace(new, result=Outcome(mover, Ending.DIVISIBLE))
         if "0" not in bits:
-            nxt = other(mover)
-            reason = (
-                f"Player {nxt} has no 0 bit left to flip, and {new.value} is not "
-                f"divisible by {pos.divisor}."
-            )
-            return replace(new, result=Outcome(mover, reason))
+            return replace(new, result=Outcome(mover, Ending.NO_BIT_LEFT))
         return new
+
+    def describe_ending(self, pos: BitFlipDivisorPosition, result: Outcome) -> str:
+        if result.ending is Ending.INVALID_BIT:
+            position = int(result.move)
+            if not 1 <= position <= WIDTH:
+                return (
+                    f"Player {result.loser} named bit {position}, outside 1-8: "
+                    "an invalid move loses."
+                )
+            return (
+                f"Player {result.loser} named bit {position}, which is already set to 1: "
+                "an invalid move loses."
+            )
+        if result.ending is Ending.DIVISIBLE:
+            return (
+                f"Player {result.winner} made {pos.bits} (decimal {pos.value}), "
+                f"and {pos.value} is divisible by {pos.divisor}."
+            )
+        return (
+            f"Player {result.loser} has no 0 bit left to flip, and {pos.value} is not "
+            f"divisible by {pos.divisor}."
+        )
 
     # ---- analysis over (divisor, bits) ----------------------------------------
 

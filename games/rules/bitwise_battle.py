@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .base import Game, MalformedMove, Option, Outcome, Position, other
+from .base import Ending, Game, MalformedMove, Option, Outcome, Position, other
 
 MAX_LENGTH = 64
 MAX_DIVISOR = 1000
@@ -146,21 +146,25 @@ class BitwiseBattle(Game):
         new = replace(pos, ply=pos.ply + 1, bits=pos.bits + text)
         mover = pos.to_move
         if holds(pos.condition, pos.target, new.value, new.ones):
-            if pos.condition == "divisible":
-                why = f"{new.bits} = {new.value}, and {new.value} mod {pos.target} = 0"
-            elif pos.condition == "ones":
-                ones = "one" if pos.target == 1 else "ones"
-                why = f"{new.bits}, which has exactly {pos.target} {ones}"
-            else:
-                why = f"{new.bits} = {new.value}"
-            return replace(new, result=Outcome(mover, f"Player {mover} made {why}."))
+            return replace(new, result=Outcome(mover, Ending.CONDITION_MET))
         if len(new.bits) >= pos.max_length:
-            reason = (
-                f"The sequence reached the maximum of {pos.max_length} bits with no winner; "
-                f"Player {mover} made the last move and loses."
-            )
-            return replace(new, result=Outcome(other(mover), reason))
+            return replace(new, result=Outcome(other(mover), Ending.LENGTH_REACHED))
         return new
+
+    def describe_ending(self, pos: BitwiseBattlePosition, result: Outcome) -> str:
+        if result.ending is Ending.LENGTH_REACHED:
+            return (
+                f"The sequence reached the maximum of {pos.max_length} bits with no winner; "
+                f"Player {result.loser} made the last move and loses."
+            )
+        if pos.condition == "divisible":
+            why = f"{pos.bits} = {pos.value}, and {pos.value} mod {pos.target} = 0"
+        elif pos.condition == "ones":
+            ones = "one" if pos.target == 1 else "ones"
+            why = f"{pos.bits}, which has exactly {pos.target} {ones}"
+        else:
+            why = f"{pos.bits} = {pos.value}"
+        return f"Player {result.winner} made {why}."
 
     # ---- analysis: (length, state) where state is all that matters for the condition
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from .base import (
     Analysis,
+    Ending,
     Game,
     MalformedMove,
     MoveVerdict,
@@ -124,13 +125,14 @@ class LastBitStanding(Game):
             low=(2 * pos.low + bit) % LOW_MOD,
         )
         if new.rem == 0:
-            mover = pos.to_move
-            reason = (
-                f"Player {mover} made {new.binary} (decimal {new.decimal}), "
-                f"which is divisible by 3."
-            )
-            new = replace(new, result=Outcome(other(mover), reason))
+            new = replace(new, result=Outcome(other(pos.to_move), Ending.MULTIPLE_OF_THREE))
         return new
+
+    def describe_ending(self, pos: LastBitPosition, result: Outcome) -> str:
+        return (
+            f"Player {result.loser} made {pos.binary} (decimal {pos.decimal}), "
+            f"which is divisible by 3."
+        )
 
     def safe_moves(self, pos: LastBitPosition) -> list[str]:
         return [bit for bit in ("0", "1") if (2 * pos.rem + int(bit)) % 3 != 0]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .base import Game, IllegalMove, MalformedMove, Option, Outcome, Position, parse_int
+from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Position, parse_int
 
 MAX_HIGHEST = 20  # the cold analysis of the full sequence must stay well under 1 s
 
@@ -95,14 +95,15 @@ class LastDigitStanding(Game):
         remaining = tuple(d for d in pos.remaining if d != digit)
         new = replace(pos, ply=pos.ply + 1, remaining=remaining, last=digit)
         if not allowed(remaining, digit):
-            stuck = new.to_move
-            left = " ".join(map(str, remaining)) if remaining else "none"
-            reason = (
-                f"Player {stuck} cannot remove a divisor or multiple of {digit} "
-                f"(digits left: {left})."
-            )
-            new = replace(new, result=Outcome(pos.to_move, reason))
+            new = replace(new, result=Outcome(pos.to_move, Ending.NO_MOVE))
         return new
+
+    def describe_ending(self, pos: LastDigitPosition, result: Outcome) -> str:
+        left = " ".join(map(str, pos.remaining)) if pos.remaining else "none"
+        return (
+            f"Player {result.loser} cannot remove a divisor or multiple of {pos.last} "
+            f"(digits left: {left})."
+        )
 
     # ---- analysis over (remaining as a bit mask, last) ------------------------
 

@@ -60,7 +60,7 @@ def test_book_example_player_2_wins_with_bit_8():
     pos = GAME.play(pos, "8")
     assert pos.bits == "11111111"
     assert pos.result.winner == 2
-    assert pos.result.reason == "Player 2 flipped bit 8 and completed 11111111."
+    assert GAME.describe_outcome(pos) == "Player 2 flipped bit 8 and completed 11111111."
     assert GAME.legal_moves(pos) == []
 
 
@@ -68,7 +68,7 @@ def test_completing_with_two_bits_wins():
     pos = replay(GAME, ["1", "2"], width=4)
     pos = GAME.play(pos, "4 3")
     assert pos.result.winner == 1
-    assert pos.result.reason == "Player 1 flipped bits 3 and 4 and completed 1111."
+    assert GAME.describe_outcome(pos) == "Player 1 flipped bits 3 and 4 and completed 1111."
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_game_over_and_resign():
     pos = replay(GAME, ["1"])
     resigned = GAME.resign(pos, 2)
     assert resigned.result.winner == 1
-    assert resigned.result.reason == "Player 2 resigned."
+    assert GAME.describe_outcome(resigned) == "Player 2 resigned."
     with pytest.raises(GameOver):
         GAME.play(resigned, "2")
 
@@ -142,7 +142,11 @@ def test_json_round_trip_is_exact():
             "ply": pos.ply,
             "result": None
             if pos.result is None
-            else {"winner": pos.result.winner, "reason": pos.result.reason},
+            else {
+                "winner": pos.result.winner,
+                "ending": pos.result.ending.value,
+                "move": pos.result.move,
+            },
             "width": pos.width,
             "bits": pos.bits,
         }

@@ -32,7 +32,9 @@ def test_example_target_7_player_1_wins_with_7():
     pos = GAME.play(pos, "6")
     assert (pos.bits, pos.value) == ("00000111", 7)
     assert pos.result.winner == 1
-    assert pos.result.reason == "Player 1 made 00000111 (decimal 7), and 7 is divisible by 7."
+    assert (
+        GAME.describe_outcome(pos) == "Player 1 made 00000111 (decimal 7), and 7 is divisible by 7."
+    )
     assert GAME.legal_moves(pos) == []
 
 
@@ -69,7 +71,7 @@ def test_alternate_scenario_target_5_player_2_wins_with_255():
     assert pos.value == 255
     assert 255 % 5 == 0
     assert pos.result.winner == 2
-    assert "255 is divisible by 5" in pos.result.reason
+    assert "255 is divisible by 5" in GAME.describe_outcome(pos)
 
 
 def test_alternate_scenario_a_careless_order_ends_earlier():
@@ -90,7 +92,7 @@ def test_invalid_move_sample_the_maker_loses():
     assert pos.to_move == 2
     end = GAME.play(pos, "8")
     assert end.result.winner == 1
-    assert end.result.reason == (
+    assert GAME.describe_outcome(end) == (
         "Player 2 named bit 8, which is already set to 1: an invalid move loses."
     )
     assert end.bits == pos.bits  # nothing was flipped
@@ -110,7 +112,7 @@ def test_a_position_outside_1_to_8_loses_for_its_maker(text):
     pos = replay(GAME, ["8"])
     end = GAME.play(pos, text)
     assert end.result.winner == 1
-    assert end.result.reason == (
+    assert GAME.describe_outcome(end) == (
         f"Player 2 named bit {int(text)}, outside 1-8: an invalid move loses."
     )
 
@@ -134,7 +136,7 @@ def test_no_zero_bit_left_the_player_to_move_loses():
         pos = GAME.play(pos, position)
     assert pos.bits == "11111111"
     assert pos.result.winner == 2  # Player 2 made the 8th flip; Player 1 has no bit left
-    assert pos.result.reason == (
+    assert GAME.describe_outcome(pos) == (
         "Player 1 has no 0 bit left to flip, and 255 is not divisible by 2."
     )
 

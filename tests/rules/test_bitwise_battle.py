@@ -31,7 +31,7 @@ def test_example_1_divisible_by_3_player_2_wins_at_turn_6_with_45():
     assert (pos.bits, pos.value) == ("101101", 45)
     assert pos.ply == 6
     assert pos.result.winner == 2
-    assert pos.result.reason == "Player 2 made 101101 = 45, and 45 mod 3 = 0."
+    assert GAME.describe_outcome(pos) == "Player 2 made 101101 = 45, and 45 mod 3 = 0."
 
 
 def test_example_2_exactly_four_ones_player_2_wins_at_turn_6():
@@ -45,7 +45,7 @@ def test_example_2_exactly_four_ones_player_2_wins_at_turn_6():
     pos = GAME.play(pos, "1")
     assert (pos.bits, pos.ones, pos.ply) == ("101101", 4, 6)
     assert pos.result.winner == 2
-    assert pos.result.reason == "Player 2 made 101101, which has exactly 4 ones."
+    assert GAME.describe_outcome(pos) == "Player 2 made 101101, which has exactly 4 ones."
 
 
 def test_sample_divisible_by_5_player_1_wins_with_101():
@@ -57,7 +57,7 @@ def test_sample_divisible_by_5_player_1_wins_with_101():
     pos = GAME.play(pos, "1")
     assert (pos.bits, pos.value, pos.ply) == ("101", 5, 3)
     assert pos.result.winner == 1
-    assert "5 mod 5 = 0" in pos.result.reason
+    assert "5 mod 5 = 0" in GAME.describe_outcome(pos)
     with pytest.raises(GameOver):
         GAME.play(pos, "0")
 
@@ -72,8 +72,8 @@ def test_zeros_never_satisfy_divisible():
     pos = GAME.play(pos, "0")
     assert pos.bits == "0000"
     assert pos.result.winner == 1
-    assert "maximum of 4 bits" in pos.result.reason
-    assert "Player 2 made the last move and loses" in pos.result.reason
+    assert "maximum of 4 bits" in GAME.describe_outcome(pos)
+    assert "Player 2 made the last move and loses" in GAME.describe_outcome(pos)
 
 
 def test_leading_zeros_count_for_length_not_value():
@@ -81,7 +81,7 @@ def test_leading_zeros_count_for_length_not_value():
     assert pos.bits == "0010"
     assert pos.value == 2
     assert pos.result.winner == 2
-    assert pos.result.reason == "Player 2 made 0010 = 2."
+    assert GAME.describe_outcome(pos) == "Player 2 made 0010 = 2."
 
 
 def test_equals_can_become_unreachable():
@@ -100,7 +100,7 @@ def test_equals_can_become_unreachable():
 def test_exactly_k_ones_wins_the_moment_the_count_reaches_k():
     pos = replay(GAME, ["1"], condition="ones", target=1, max_length=5)
     assert pos.result.winner == 1
-    assert pos.result.reason == "Player 1 made 1, which has exactly 1 one."
+    assert GAME.describe_outcome(pos) == "Player 1 made 1, which has exactly 1 one."
 
 
 def test_the_last_bit_that_wins_is_a_win_not_a_length_loss():
@@ -135,7 +135,7 @@ def test_resign_and_game_over():
     pos = replay(GAME, ["1"])
     resigned = GAME.resign(pos, 2)
     assert resigned.result.winner == 1
-    assert resigned.result.reason == "Player 2 resigned."
+    assert GAME.describe_outcome(resigned) == "Player 2 resigned."
     assert GAME.legal_moves(resigned) == []
     with pytest.raises(GameOver):
         GAME.play(resigned, "1")

@@ -13,6 +13,7 @@ import games.rules
 from games.rules import (
     GAMES,
     Analysis,
+    Ending,
     GameOver,
     IllegalMove,
     MalformedMove,
@@ -73,7 +74,8 @@ def test_the_verbs(game):
     assert set(analysis.best_moves) <= set(moves)
     assert [item.move for item in analysis.moves] == moves
     resigned = game.resign(pos, 1)
-    assert game.outcome(resigned) == Outcome(2, "Player 1 resigned.")
+    assert game.outcome(resigned) == Outcome(2, Ending.RESIGNED)
+    assert game.describe_outcome(resigned) == "Player 1 resigned."
     assert game.legal_moves(resigned) == []
 
 

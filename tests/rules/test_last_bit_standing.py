@@ -39,7 +39,7 @@ def test_example_1_move_by_move():
     # Player 1: "11" = 3 would lose at once; "10" = 2 is valid. He appends 0.
     lost = GAME.play(pos, "1")
     assert lost.result.winner == 2
-    assert "11 (decimal 3), which is divisible by 3" in lost.result.reason
+    assert "11 (decimal 3), which is divisible by 3" in GAME.describe_outcome(lost)
     pos = GAME.play(pos, "0")
     assert (pos.binary, pos.decimal, pos.result) == ("10", "2", None)
     # Player 2: 100 = 4 and 101 = 5 are both valid. He appends 1.
@@ -64,7 +64,7 @@ def test_terminal_sample_appending_1_to_1010_makes_21_and_loses():
     assert end.binary == "10101"
     assert end.decimal == "21"
     assert end.result.winner != mover
-    assert end.result.reason == (
+    assert GAME.describe_outcome(end) == (
         f"Player {mover} made 10101 (decimal 21), which is divisible by 3."
     )
     assert GAME.legal_moves(end) == []
@@ -89,7 +89,7 @@ def test_example_2_numbers_it_calls_valid_are_divisible_by_3_and_lose(number):
     after = GAME.play(before, bit)
     assert after.result is not None
     assert after.result.winner == 2  # Player 1 made it, Player 1 loses
-    assert f"(decimal {number}), which is divisible by 3" in after.result.reason
+    assert f"(decimal {number}), which is divisible by 3" in GAME.describe_outcome(after)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_resign():
     assert pos.to_move == 1
     resigned = GAME.resign(pos, 1)
     assert resigned.result.winner == 2
-    assert resigned.result.reason == "Player 1 resigned."
+    assert GAME.describe_outcome(resigned) == "Player 1 resigned."
     assert GAME.legal_moves(resigned) == []
     # Either player may resign, even when it is not their turn.
     assert GAME.resign(pos, 2).result.winner == 1
@@ -274,7 +274,7 @@ def test_100000_plies_keep_the_position_small_and_the_decimal_right():
     # The next move still works, and the losing move states the number it made.
     end = GAME.play(pos, unsafe)
     assert end.result.winner == 2  # 100,000 plies made: Player 1 is to move, and loses
-    assert end.result.reason == (
+    assert GAME.describe_outcome(end) == (
         f"Player 1 made {whole[:HEAD]}…{(whole + unsafe)[-TAIL:]} "
         f"(decimal …{end_digits[-LOW_DIGITS:]} ({len(end_digits):,} digits)), "
         "which is divisible by 3."

@@ -52,7 +52,7 @@ def test_worked_example_as_corrected():
     pos = GAME.play(pos, "5")
     # 7 and 9 are neither divisors nor multiples of 5: Player 2 cannot move.
     assert pos.result.winner == 1
-    assert pos.result.reason == (
+    assert GAME.describe_outcome(pos) == (
         "Player 2 cannot remove a divisor or multiple of 5 (digits left: 7 9)."
     )
     assert pos.ply == 7
@@ -76,7 +76,7 @@ def test_removing_the_last_related_digit_wins():
     assert GAME.legal_moves(pos) == ["2", "3", "4", "6", "7", "8", "9"]
     pos = GAME.play(pos, "7")  # nothing left divides or is a multiple of 7
     assert pos.result.winner == 1
-    assert pos.result.reason == (
+    assert GAME.describe_outcome(pos) == (
         "Player 2 cannot remove a divisor or multiple of 7 (digits left: 2 3 4 6 8 9)."
     )
 
@@ -85,7 +85,7 @@ def test_removing_every_digit():
     pos = replay(GAME, ["1", "2"], highest=2)
     assert pos.remaining == ()
     assert pos.result.winner == 2
-    assert pos.result.reason == (
+    assert GAME.describe_outcome(pos) == (
         "Player 1 cannot remove a divisor or multiple of 2 (digits left: none)."
     )
 

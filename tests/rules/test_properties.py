@@ -91,7 +91,7 @@ def check_step(game, pos) -> None:
         if canonical in legal:
             assert accepted, text
             if after.result is not None:
-                assert after.result.reason
+                assert game.describe_outcome(after)  # the ending, in words
         elif game.slug == "bit-flip-divisor":
             # Outside legal_moves: refused, or a forfeit that ends the game for the mover.
             if accepted:
