@@ -16,6 +16,7 @@ TARGETS = {
     "fanout": "fan-out to 300 spectators: p99 <= 2x the bare fan-out",
     "storm": "100 sockets of one seat cost under 1 s of server CPU in total and add under "
     "100 ms to another match's connect",
+    "memory": "a server stays under 150 MB after 30 perfect-computer games with different options",
 }
 
 
@@ -126,6 +127,15 @@ def targets(results: dict) -> dict:
             "bare": figures.get("bare"),
             "met": capped["cpu_s"] < 1.0 and capped["added_ms"] < 100.0,
         }
+    mem = results.get("memory")
+    if mem:
+        out["memory"] = {
+            "games": mem["games"],
+            "before_mib": mem["rss_before_mib"],
+            "after_mib": mem["rss_after_mib"],
+            "peak_mib": mem["peak_mib"],
+            "met": mem["rss_after_mib"] * 1.048576 < 150,  # MiB to MB
+        }
     for key, value in out.items():
         value["target"] = TARGETS[key]
     return out
@@ -161,6 +171,12 @@ def storm_figures(run: dict) -> dict:
 
 
 def _target_figure(key: str, t: dict, readme: bool = False) -> str:
+    if key == "memory":
+        return (
+            f"{_f(t['before_mib'], 0)} MiB before, {_f(t['after_mib'], 0)} MiB after "
+            f"{t['games']} games ({_f(t['after_mib'] * 1.048576, 0)} MB; peak "
+            f"{_f(t['peak_mib'], 0)} MiB)"
+        )
     if key == "fanout":
         return (
             f"p99 {_f(t['p99_ms'], 0)} / {_f(t['bare_p99_ms'], 0)} ms = {_f(t['ratio'], 2)}x "
@@ -812,6 +828,11 @@ def sanity(results: dict) -> list[str]:
             last = res.get("last_listener")
             if not last or not _finite_positive(last["p50_ms"], last["p99_ms"], last["max_ms"]):
                 problems.append(f"fan-out {key}: no time to the last listener")
+    if config and not config.get("skip_memory", True) and not results.get("memory"):
+        problems.append("solver memory: did not run")
+    mem = results.get("memory")
+    if mem and (len(mem["plies"]) != mem["games"] or not all(mem["plies"])):
+        problems.append(f"solver memory: games not played to the end: {mem['plies']}")
     storm = results.get("storm")
     if config and not config.get("skip_storm") and not storm:
         problems.append("presence storm: did not run")

@@ -57,7 +57,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import load, profile, report
+from benchmarks import load, memory, profile, report
 from benchmarks.servers import (
     REDIS_URL,
     BenchServer,
@@ -152,6 +152,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--skip-fanout", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
+    p.add_argument(
+        "--memory-games",
+        type=int,
+        help="games against the perfect computer, each with other options (30; tiny 2)",
+    )
+    p.add_argument("--skip-memory", action="store_true")
     p.add_argument("--skip-idle", action="store_true")
     p.add_argument("--skip-scale", action="store_true")
     p.add_argument("--skip-length", action="store_true")
@@ -188,6 +194,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "closed": 2.0 if tiny else 12.0,
         "fanout": 20 if tiny else 300,
         "storm": 10 if tiny else 100,
+        "memory_games": 2 if tiny else 30,
         "storm_hold": 1.0 if tiny else 3.0,
         "probes": 5 if tiny else 20,
         "idle": 20 if tiny else 2000,
@@ -606,6 +613,28 @@ async def storm_run(env: dict, args) -> dict:
     }
 
 
+# ---- the solver's memory ----------------------------------------------------------------
+
+
+def memory_run(env: dict, args) -> dict:
+    games, length = args.memory_games, 16 if args.tiny else 64
+    progress(
+        f"Solver memory: {games} games against the perfect computer, each with another "
+        f"Bitwise Battle divisor ({length} bits), on a fresh server"
+    )
+    server = BenchServer(env, name="bench-memory").start()
+    try:
+        time.sleep(1.0)
+        result = asyncio.run(memory.solver_memory(server, games, length, args.seed))
+    finally:
+        server.stop()
+    progress(
+        f"  server RSS {result['rss_before_mib']:.0f} MiB before, "
+        f"{result['rss_after_mib']:.0f} MiB after ({result['peak_mib']:.0f} MiB at its peak)"
+    )
+    return result
+
+
 # ---- 4. idle sockets ------------------------------------------------------------------
 
 
@@ -817,6 +846,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")
+        if not args.skip_memory:
+            results["memory"] = memory_run(env, args)
+            busy(results, "solver memory")
         if not args.skip_idle:
             results["idle"] = asyncio.run(idle_run(env, args))
             busy(results, "idle sockets")

@@ -208,10 +208,10 @@ def env_rates(name, default):
 
 
 RATE_LIMITS = {
-    "create": env_rates("BITSITE_RATE_CREATE", "20/m,100/m"),
-    "join": env_rates("BITSITE_RATE_JOIN", "30/m,150/m"),
-    "move": env_rates("BITSITE_RATE_MOVE", "120/m,1200/m"),
-    "socket": env_rates("BITSITE_RATE_SOCKET", "60/m,600/m"),
+    "create": env_rates("BITSITE_RATE_CREATE", "60/m,300/m"),
+    "join": env_rates("BITSITE_RATE_JOIN", "60/m,300/m"),
+    "move": env_rates("BITSITE_RATE_MOVE", "1200/m,6000/m"),
+    "socket": env_rates("BITSITE_RATE_SOCKET", "120/m,1200/m"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")

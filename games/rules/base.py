@@ -26,11 +26,11 @@ from typing import Any, ClassVar
 # Longest move text that is even looked at; anything longer is malformed.
 MAX_MOVE_TEXT = 32
 # The analysis memos, one per game and set of options, hold at most about this many
-# positions together (about 35 MB): the least recently used are dropped first. One
+# positions together (about 25 MB): the least recently used are dropped first. One
 # analysis may exceed it while it runs; its memo is dropped before the next analysis if it
 # alone is over. A cold analysis is fast enough on its own (benchmarks/analysis.py), so a
 # dropped memo costs time, never a wrong answer.
-MEMO_BUDGET = 150_000
+MEMO_BUDGET = 100_000
 _memos: OrderedDict[tuple, dict[Any, Value]] = OrderedDict()
 _memos_lock = threading.Lock()
 
