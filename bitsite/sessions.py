@@ -6,26 +6,19 @@ a whole database connection). With REDIS_URL the cache is Redis; Django's cached
 store lets a failed cache *read* fall through to the database, but a failed cache
 *write* (after a miss) or delete still raises, and a Redis outage would turn every
 request into a 500. Here every cache operation of the session store falls back as a
-cache miss would, and the outage is logged once a minute at most.
+cache miss would, and while Redis is being left alone after a failure
+(bitsite/redis_guard.py) the cache is not asked at all.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-
 from django.contrib.sessions.backends import cached_db
 
-log = logging.getLogger(__name__)
-
-_quiet_until = 0.0
+from bitsite import redis_guard
 
 
 def _failed(error: Exception) -> None:
-    global _quiet_until
-    if time.monotonic() >= _quiet_until:
-        log.warning("sessions: the cache is unreachable (%r); using the database alone", error)
-        _quiet_until = time.monotonic() + 60
+    redis_guard.failed("sessions", error)
 
 
 class _Forgiving:
@@ -35,25 +28,35 @@ class _Forgiving:
         self.cache = cache
 
     def get(self, key, default=None):
+        if not redis_guard.available():
+            return default
         try:
-            return self.cache.get(key, default)
+            found = self.cache.get(key, default)
         except Exception as error:
             _failed(error)
             return default
+        redis_guard.answered()
+        return found
 
     def set(self, key, value, timeout=None):
+        if not redis_guard.available():
+            return
         try:
             self.cache.set(key, value, timeout)
         except Exception as error:
             _failed(error)
 
     def delete(self, key):
+        if not redis_guard.available():
+            return
         try:
             self.cache.delete(key)
         except Exception as error:
             _failed(error)
 
     def __contains__(self, key):
+        if not redis_guard.available():
+            return False
         try:
             return key in self.cache
         except Exception as error:
@@ -61,6 +64,8 @@ class _Forgiving:
             return False
 
     async def aget(self, key, default=None):
+        if not redis_guard.available():
+            return default
         try:
             return await self.cache.aget(key, default)
         except Exception as error:
@@ -68,12 +73,16 @@ class _Forgiving:
             return default
 
     async def aset(self, key, value, timeout=None):
+        if not redis_guard.available():
+            return
         try:
             await self.cache.aset(key, value, timeout)
         except Exception as error:
             _failed(error)
 
     async def adelete(self, key):
+        if not redis_guard.available():
+            return
         try:
             await self.cache.adelete(key)
         except Exception as error:

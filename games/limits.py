@@ -8,22 +8,19 @@ addresses are not counted per address (settings.RATE_LIMIT_EXEMPT): a proxy on t
 host, or a load test, sends everything from there; run daphne behind a proxy with
 ``--proxy-headers`` so that the client's own address is the one counted.
 
-If the cache cannot be reached, nothing is limited (and that is logged once a minute).
+If the cache cannot be reached, nothing is limited (bitsite/redis_guard.py).
 """
 
 from __future__ import annotations
 
-import logging
-import time
 from types import SimpleNamespace
 
 from django.conf import settings
 from django_ratelimit.core import is_ratelimited
 
-log = logging.getLogger(__name__)
+from bitsite import redis_guard
 
 ACTIONS = ("create", "join", "move", "socket")
-_quiet_until = 0.0
 
 
 def _by_session(group, request) -> str:
@@ -37,22 +34,23 @@ def _by_address(group, request) -> str:
 def _over(request, action: str, session_key: str | None, address: str) -> bool:
     per_session, per_address = settings.RATE_LIMITS[action]
     probe = SimpleNamespace(META={"REMOTE_ADDR": address}, session_key=session_key, method="POST")
+    if not redis_guard.available():
+        return False  # Redis is being left alone after a failure: not limiting
     checks = []
     if session_key:
         checks.append((_by_session, per_session))
     if address and address not in settings.RATE_LIMIT_EXEMPT:
         checks.append((_by_address, per_address))
     try:
-        return any(
+        over = any(
             is_ratelimited(probe, group=f"bitsite.{action}", key=key, rate=rate, increment=True)
             for key, rate in checks
         )
     except Exception as error:  # the cache is unreachable: let the request through
-        global _quiet_until
-        if time.monotonic() >= _quiet_until:
-            log.warning("rate limits: the cache is unreachable (%r); not limiting", error)
-            _quiet_until = time.monotonic() + 60
+        redis_guard.failed("rate limits", error)
         return False
+    redis_guard.answered()
+    return over
 
 
 def over_limit(request, action: str) -> bool:

@@ -20,7 +20,7 @@ a match's presence is one round trip, however many sockets are open.
 
 Nothing here ever raises into a socket or a move: if Redis is unreachable, sockets are
 let in, presence reads as unknown, every kind of board is rendered, and Redis is left
-alone for ``BACK_OFF`` seconds (the outage is logged once).
+alone for a while (bitsite/redis_guard.py: the outage is logged once).
 
 A second cap, per process, counts one browser's sockets on all matches
 (``SOCKETS_PER_PROCESS`` per session), in this process's memory, before anything else.
@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
+
+from bitsite import redis_guard
 
 log = logging.getLogger(__name__)
 
@@ -201,28 +203,17 @@ def store() -> LocalStore | RedisStore:
 
 # ---- an unreachable store --------------------------------------------------------------
 
-BACK_OFF = 2.0
-_unreachable_until = 0.0
-_down = False
-
 
 def _reachable() -> bool:
-    return time.monotonic() >= _unreachable_until
+    return redis_guard.available()
 
 
 def _failed(what: str, error: Exception) -> None:
-    global _unreachable_until, _down
-    if not _down:
-        log.warning("presence: Redis is unreachable (%s: %r); sockets are let in", what, error)
-    _down = True
-    _unreachable_until = time.monotonic() + BACK_OFF
+    redis_guard.failed(f"presence, {what}", error)
 
 
 def _answered() -> None:
-    global _down
-    if _down:
-        _down = False
-        log.warning("presence: Redis answers again")
+    redis_guard.answered()
 
 
 # ---- what sockets and pushes ask (from threads, or through ``call`` from async code) ------

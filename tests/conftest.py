@@ -56,6 +56,16 @@ def pytest_collection_modifyitems(config, items):
         item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def redis_answers_again():
+    """A test that made Redis unreachable leaves no back-off to the next one."""
+    from bitsite import redis_guard
+
+    redis_guard.reset()
+    yield
+    redis_guard.reset()
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """On SQLite, a file-backed test database, so that a live server in another process

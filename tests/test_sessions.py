@@ -21,16 +21,6 @@ UNREACHABLE = {
 }
 
 
-@pytest.fixture(autouse=True)
-def presence_reachable_again():
-    """The presence module backs off a failing cache for a while: not past this test."""
-    from games import presence
-
-    yield
-    presence._unreachable_until = 0.0
-    presence._down = False
-
-
 def test_a_session_is_read_from_the_cache():
     session = SessionStore()
     session["token"] = "a-seat-secret"
