@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent  # the checkout the server ran from
 FRAME_RE = re.compile(r"^(?P<func>.*?) \((?P<file>.*?)(?::(?P<line>\d+))?\)$")
 
 
@@ -27,7 +28,7 @@ def short(frame: str) -> str:
     if not match:
         return frame
     path = match["file"]
-    for marker in ("site-packages/", "/work/main/", "lib/python3.11/"):
+    for marker in ("site-packages/", f"{ROOT}/", "lib/python3.11/"):
         if marker in path:
             path = path.split(marker, 1)[1]
             break
@@ -54,8 +55,10 @@ IDLE_LEAVES = (
 )
 # Who: the first of these found anywhere in a sample's stack says whose work it is.
 WHO = (
-    ("MatchConsumer", "our websocket consumer (push rendering, presence)"),
+    ("MatchConsumer", "our websocket consumer (forwarding, snapshots, presence)"),
     ("(games/views.py", "our move view"),
+    # The SQLite writer's thread: the move's transaction, then the push's read and renders.
+    ("_on_writer (", "our write path and push (the SQLite writer thread)"),
     ("(games/", "our other code"),
     ("(benchmarks/baseline.py", "the bare baseline"),
     ("(django/", "Django's request handling (middleware, sessions, CSRF)"),
