@@ -217,6 +217,10 @@ RATE_LIMITS = {
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
 RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
 
+# In a friend's match without a clock, a player may claim the game once the opponent has
+# had no page of it open for this many seconds.
+ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))
+
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))
 SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from games import review
+from games import clock, review
 from games.models import Match, Move
 
 admin.site.site_header = "bitsite admin"
@@ -81,6 +81,7 @@ class MoveInline(admin.TabularInline):
         "move_text",
         "position_after",
         "created_at",
+        "time_used",
         "verdict",
     )
     ordering = ("ply",)
@@ -98,6 +99,10 @@ class MoveInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="time used")
+    def time_used(self, move: Move) -> str:
+        return review.time_text(move.time_ms) or "—"
 
     @admin.display(description="player")
     def player_name(self, move: Move) -> str:
@@ -174,6 +179,7 @@ class MatchAdmin(admin.ModelAdmin):
                     "winner_name",
                     "ending",
                     "result",
+                    "time_control",
                     "move_count",
                     "created_at",
                     "started_at",
@@ -227,6 +233,10 @@ class MatchAdmin(admin.ModelAdmin):
     @admin.display(description="winner", ordering="winner")
     def winner_name(self, match: Match) -> str:
         return match.player_name(match.winner) if match.winner else "—"
+
+    @admin.display(description="time control")
+    def time_control(self, match: Match) -> str:
+        return clock.describe(match) or "no clock"
 
     @admin.display(description="how it ended")
     def result(self, match: Match) -> str:

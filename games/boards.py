@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
-from games import presence
+from games import clock, presence
 from games.models import Match
 from games.rights import Viewer, kinds, rights, shows_hints
 
@@ -43,7 +44,20 @@ class Scene:
     urls: dict[str, str]  # the match's actions
 
 
-ACTIONS = ("move", "join", "computer", "hints", "resign", "rematch", "replay")
+ACTIONS = (
+    "move",
+    "join",
+    "computer",
+    "hints",
+    "resign",
+    "rematch",
+    "replay",
+    "offer_draw",
+    "answer_draw",
+    "withdraw_draw",
+    "abort",
+    "claim",
+)
 _PLACEHOLDER = "__MATCH__ID__16_"  # a match id's form: 16 URL-safe characters
 _action_paths: dict[str, str] = {}
 
@@ -117,7 +131,8 @@ def board_context(
     pos = game.from_json(match.position)
     playing = match.status == Match.Status.PLAYING
     to_move = pos.to_move
-    may = rights(match, viewer, to_move=to_move)
+    now = timezone.now()
+    may = rights(match, viewer, to_move=to_move, now=now)
     hints = shows_hints(match, viewer)
     legal = game.legal_moves(pos) if may.move else []
     analysis = game.analyse(pos) if may.move and hints else None
@@ -129,6 +144,7 @@ def board_context(
         hinted = set(analysis.winning_moves)
 
     computer_seat = match.computer_seat
+    faces = {face.seat: face for face in clock.faces(match, match.seat_of_player(to_move), now)}
     players = []
     for player in (1, 2):
         seat = match.seat_of_player(player)
@@ -144,6 +160,7 @@ def board_context(
                 "computer": seat == computer_seat,
                 "joined": joined,
                 "presence": marked,
+                "clock": faces.get(seat),
                 "online": seat in shared.online,
             }
         )
@@ -169,9 +186,20 @@ def board_context(
         "message_level": message_level,
         # Pushes go to every page of the match: the link is made absolute by the page.
         "share_url": share_url or match.get_absolute_url(),
+        "clock_text": clock.describe(match),
+        "deadline": clock.deadline(match) if playing else None,
+        "draw_offer": draw_offer_context(match, viewer),
         "cells": cells(game.slug, pos, legal, hinted),
         "remainder": remainder(game.slug, pos),
     }
+
+
+def draw_offer_context(match: Match, viewer: Viewer) -> dict | None:
+    """A standing draw offer, as this viewer sees it."""
+    if match.draw_offer is None or match.status != Match.Status.PLAYING:
+        return None
+    by = match.player_name(match.player_of_seat(match.draw_offer))
+    return {"by": by, "mine": match.draw_offer in viewer.seats}
 
 
 def status_text(match: Match, viewer: Viewer, to_move: int) -> str:
@@ -181,7 +209,11 @@ def status_text(match: Match, viewer: Viewer, to_move: int) -> str:
         return "This match is waiting for a second player."
     if match.status == Match.Status.FINISHED:
         if match.winner is None:
-            return "This match was cancelled."
+            return {
+                Match.Ending.CANCELLED: "This match was cancelled.",
+                Match.Ending.AGREEMENT: "Draw by agreement",
+                Match.Ending.ABORTED: "Aborted: no result",
+            }.get(match.ending, "A draw")
         winner_seat = match.seat_of_player(match.winner)
         if len(viewer.seats) == 1 and match.mode != Match.Mode.HOTSEAT:
             if winner_seat in viewer.seats:

@@ -37,7 +37,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from games import boards, limits, presence
+from games import boards, limits, play, presence
 from games.live import SEND_TIMEOUT, group_name, presence_changed, publisher
 from games.models import Match
 from games.rights import Viewer, viewer_from_session
@@ -269,6 +269,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
+        match = play.settle_time(match)  # a clock that ran out ends the match first
         viewer = viewer_from_session(self.scope.get("session"), match)
         humans = viewer.seats - {match.computer_seat}
         seat = min(humans) if match.mode == Match.Mode.FRIEND and len(humans) == 1 else None
@@ -287,7 +288,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
-        return self._snapshot(match, self.opened.viewer)
+        # A page whose clock reached zero asks for its board: the server's clock decides.
+        return self._snapshot(play.settle_time(match), self.opened.viewer)
 
     @staticmethod
     def _snapshot(match: Match, viewer: Viewer) -> Snapshot:

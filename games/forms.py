@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from django import forms
 
+from games import clock
 from games.models import Match
 from games.rules import Game
 from games.rules.computer import LEVELS
+
+TIME_CONTROLS = (
+    [("none", "No clock")]
+    + [(f"{m}+{i}", f"{m}+{i} (minutes + seconds a move)") for m, i in clock.PRESETS]
+    + [("custom", "Real time, my choice"), ("correspondence", "Correspondence (days a move)")]
+)
 
 
 class NewMatchForm(forms.Form):
@@ -26,6 +33,34 @@ class NewMatchForm(forms.Form):
         label="Computer level",
         choices=Match.LEVEL_CHOICES,
         initial="strong",
+        required=False,
+    )
+    time_control = forms.ChoiceField(
+        label="Clock",
+        choices=TIME_CONTROLS,
+        initial="none",
+        widget=forms.RadioSelect,
+        required=False,  # none
+    )
+    minutes = forms.IntegerField(
+        label="Minutes each",
+        min_value=clock.BASE_MINUTES[0],
+        max_value=clock.BASE_MINUTES[1],
+        initial=5,
+        required=False,
+    )
+    increment = forms.IntegerField(
+        label="Seconds added a move",
+        min_value=clock.INCREMENT_SECONDS[0],
+        max_value=clock.INCREMENT_SECONDS[1],
+        initial=3,
+        required=False,
+    )
+    days = forms.TypedChoiceField(
+        label="Days a move",
+        choices=[(d, f"{d} day{'s' if d > 1 else ''}") for d in clock.DAYS],
+        coerce=int,
+        initial=3,
         required=False,
     )
     name = forms.CharField(label="Your name (optional)", max_length=40, required=False)
@@ -68,7 +103,28 @@ class NewMatchForm(forms.Form):
             raise forms.ValidationError(str(error)) from None
         if data.get("opponent") == Match.Mode.COMPUTER and data.get("level") not in LEVELS:
             self.add_error("level", "Choose the computer's level.")
+        data["time_control"] = self._time_control(data)
         return data
+
+    def _time_control(self, data) -> dict:
+        choice = data.get("time_control") or "none"
+        if choice == "none":
+            return {}
+        if data.get("opponent") == Match.Mode.COMPUTER:
+            self.add_error("time_control", "A clock is for a match between people.")
+            return {}
+        if choice == "correspondence":
+            return {"clock": Match.Clock.CORRESPONDENCE, "days": data.get("days") or 3}
+        if choice == "custom":
+            minutes, increment = data.get("minutes"), data.get("increment")
+            if minutes is None:
+                self.add_error("minutes", "How many minutes each?")
+                return {}
+            base, increment = minutes * 60, increment or 0
+        else:
+            base_minutes, increment = (int(part) for part in choice.split("+"))
+            base = base_minutes * 60
+        return {"clock": Match.Clock.REALTIME, "base": base, "increment": increment}
 
     @property
     def option_fields(self):

@@ -63,8 +63,19 @@ class Match(models.Model):
     Ending = models.TextChoices(
         "Ending",
         [(e.name, (e.value, e.value.replace("_", " "))) for e in RulesEnding]
-        + [("CANCELLED", ("cancelled", "cancelled before an opponent joined"))],
+        + [
+            ("CANCELLED", ("cancelled", "cancelled before an opponent joined")),
+            ("AGREEMENT", ("agreement", "drawn by agreement")),
+            ("TIME", ("time", "on time")),
+            ("ABORTED", ("aborted", "aborted before both had moved")),
+            ("ABANDONED", ("abandoned", "abandoned by a player")),
+        ],
     )
+
+    class Clock(models.TextChoices):
+        NONE = "", "No clock"
+        REALTIME = "realtime", "Real time"
+        CORRESPONDENCE = "correspondence", "Correspondence"
 
     # The computer's levels are the rules module's (games/rules/computer.py).
     LEVEL_CHOICES = [(level, LEVEL_LABELS[level]) for level in LEVELS]
@@ -97,6 +108,22 @@ class Match(models.Model):
         null=True, blank=True, choices=[(1, "Player 1"), (2, "Player 2")]
     )
     ending = models.CharField(max_length=32, blank=True, choices=Ending.choices)
+    # The seat whose action ended the match (a resignation, an accepted draw, a claim).
+    ended_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The time control (games/clock.py): real time (base + increment per move) or
+    # correspondence (days per move). The server owns the clocks: each seat's time left
+    # when its turn last began, and when the turn of the side to move began.
+    clock = models.CharField(max_length=16, blank=True, choices=Clock.choices)
+    clock_base = models.PositiveIntegerField(default=0, help_text="seconds (real time)")
+    clock_increment = models.PositiveIntegerField(default=0, help_text="seconds (real time)")
+    clock_days = models.PositiveSmallIntegerField(
+        default=0, help_text="days a move (correspondence)"
+    )
+    seat1_ms = models.BigIntegerField(default=0, help_text="seat 1's time left (real time)")
+    seat2_ms = models.BigIntegerField(default=0, help_text="seat 2's time left (real time)")
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    # The seat that offered a draw, while its offer stands (one at a time).
+    draw_offer = models.PositiveSmallIntegerField(null=True, blank=True)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
@@ -129,6 +156,14 @@ class Match(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(status="finished") | models.Q(finished_at__isnull=False),
                 name="finished_when_over",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(clock__in=["", "realtime", "correspondence"]),
+                name="known_clock",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(draw_offer__isnull=True) | models.Q(draw_offer__in=[1, 2]),
+                name="draw_offer_by_a_seat",
             ),
             models.CheckConstraint(
                 condition=(models.Q(status="finished") & ~models.Q(ending=""))
@@ -197,12 +232,24 @@ class Match(models.Model):
     @property
     def result_text(self) -> str:
         """How the match ended, in words: made here, where it is shown, from its ending."""
-        if self.ending == self.Ending.CANCELLED:
-            return "Cancelled before an opponent joined."
-        if self.ending == self.Ending.RESIGNED:
-            return f"{self.player_name(3 - self.winner)} resigned."
-        if not self.ending:
+        ending, Ending = self.ending, self.Ending
+        if not ending:
             return ""
+        by = self.player_name(self.player_of_seat(self.ended_by)) if self.ended_by else ""
+        if ending == Ending.CANCELLED:
+            return "Cancelled before an opponent joined."
+        if ending == Ending.AGREEMENT:
+            return "Draw by agreement."
+        if ending == Ending.ABORTED:
+            return f"Aborted by {by}: a first move did not come in time." if by else "Aborted."
+        if ending == Ending.RESIGNED:
+            return f"{self.player_name(3 - self.winner)} resigned."
+        if ending == Ending.TIME:
+            return f"{self.player_name(3 - self.winner)} ran out of time."
+        if ending == Ending.ABANDONED:
+            gone = self.player_name(self.player_of_seat(3 - self.ended_by))
+            verdict = "claimed the win" if self.winner else "called it a draw"
+            return f"{gone} left the game: {by} {verdict}."
         return self.rules.describe_outcome(self.current)
 
     def options_summary(self) -> str:
@@ -216,6 +263,8 @@ class Move(models.Model):
     player = models.PositiveSmallIntegerField(help_text="The rules' player number: 1 moves first")
     text = models.CharField(max_length=32)
     created_at = models.DateTimeField(auto_now_add=True)
+    # How long the mover took: from the start of the turn to the move (the server's clock).
+    time_ms = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "ply"]

@@ -32,7 +32,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import live, rights
+from games import clock, live, presence, rights
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
     GameOver,
@@ -42,6 +42,7 @@ from games.rights import (  # noqa: F401  (the write path's refusals, for its ca
     NotYourTurn,
     Refused,
     StaleBoard,
+    TimeRanOut,
     Viewer,
 )
 from games.rules import GameOver as RulesGameOver
@@ -94,6 +95,9 @@ class _Job:
     def __init__(self):
         self.pushes: list[live.Push] = []
         self.open = True
+        # A refusal to raise once the change has committed (a move that came after its
+        # mover's time ran out: the loss on time is saved, the move is refused).
+        self.refusal: Refused | None = None
 
 
 def _write(change: Callable[[], Match]) -> Match:
@@ -126,6 +130,8 @@ def _run(change):
     for push in job.pushes:
         push.prepare()
         push.send()
+    if job.refusal is not None:
+        raise job.refusal
     return result
 
 
@@ -158,6 +164,49 @@ def _refuse(refusal: Refused | None) -> None:
         raise refusal
 
 
+def _save(match: Match, changes: dict, **broadcast) -> Match:
+    """Write ``changes`` (with a new version) to the locked match, and push it."""
+    changes = {**changes, "version": match.version + 1}
+    Match.objects.filter(pk=match.pk).update(**changes)
+    for field, value in changes.items():
+        setattr(match, field, value)
+    _broadcast(match, **broadcast)
+    return match
+
+
+def _finish(match: Match, ending: str, *, winner_seat: int | None, by: int | None, now) -> dict:
+    """The fields of a match that ends off the rules (time, agreement, abort, a claim)."""
+    return {
+        "status": Match.Status.FINISHED,
+        "winner": match.player_of_seat(winner_seat) if winner_seat else None,
+        "ending": ending,
+        "ended_by": by,
+        "finished_at": now,
+        "draw_offer": None,
+    }
+
+
+def _seat_to_move(match: Match) -> int:
+    return match.seat_of_player(match.current.to_move)
+
+
+def _settled_on_time(match: Match, now) -> bool:
+    """Inside a write: if the side to move's clock has run out, finish the match on time
+    (saved even if the write is then refused). True if it did."""
+    if match.status != Match.Status.PLAYING or not match.clock:
+        return False
+    flagged = clock.flagged_seat(match, _seat_to_move(match), now)
+    if flagged is None:
+        return False
+    changes = _finish(match, Match.Ending.TIME, winner_seat=3 - flagged, by=None, now=now)
+    if match.clock == Match.Clock.REALTIME:
+        changes[f"seat{flagged}_ms"] = 0
+    _save(match, changes)
+    name = match.player_name(match.player_of_seat(flagged))
+    _current.job.refusal = rights.TimeRanOut(f"Time ran out: {name} lost on time.")
+    return True
+
+
 # ---- creating and joining ------------------------------------------------------
 
 
@@ -171,9 +220,13 @@ def create_match(
     level: str = "",
     name: str = "",
     opponent_name: str = "",
+    time_control: dict | None = None,
     rng: random.Random | None = None,
 ) -> Match:
-    """A new match, created by the browser holding ``token``; ValueError for bad options."""
+    """A new match, created by the browser holding ``token``; ValueError for bad options.
+
+    ``time_control``: ``{"clock": "realtime", "base": seconds, "increment": seconds}`` or
+    ``{"clock": "correspondence", "days": n}`` (games/forms.py checks the bounds)."""
     game = get_game(game_slug)
     position = game.start(**(options or {}))
     options = game.options_of(position)
@@ -198,12 +251,22 @@ def create_match(
         computer_level=level if mode == Match.Mode.COMPUTER else "",
         computer_seed=secrets_module.randbits(48),
     )
+    control = time_control or {}
+    if control.get("clock"):
+        if mode == Match.Mode.COMPUTER:
+            raise ValueError("A clock is for a match between people.")
+        match.clock = control["clock"]
+        match.clock_base = int(control.get("base", 0))
+        match.clock_increment = int(control.get("increment", 0))
+        match.clock_days = int(control.get("days", 0))
     if mode == Match.Mode.HOTSEAT:
         match.seat2_secret = seat_hash
         match.seat2_name = clean_name(opponent_name)
     if mode != Match.Mode.FRIEND:
         match.status = Match.Status.PLAYING
         match.started_at = now
+        for field, value in clock.on_start(match, now).items():
+            setattr(match, field, value)
     match.save()
     return match
 
@@ -215,12 +278,14 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
     def change() -> Match:
         match = _locked(public_id)
         _refuse(rights.join_refusal(match, rights.viewer_of(match, token).seats))
+        now = timezone.now()
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
             seat2_secret=seat_hash,
             seat2_name=clean_name(name),
             status=Match.Status.PLAYING,
-            started_at=timezone.now(),
+            started_at=now,
             version=F("version") + 1,
+            **clock.on_start(match, now),
         )
         if updated != 1:
             raise rights.SeatsTaken()
@@ -239,6 +304,9 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
 
     def change() -> Match:
         match = _locked(public_id)
+        now = timezone.now()
+        if _settled_on_time(match, now):  # a move after the flag fell loses on time
+            return match
         game = match.rules
         position = game.from_json(match.position)
         player = position.to_move
@@ -257,9 +325,15 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
         except RulesIllegalMove as error:
             raise IllegalMove(str(error)) from None
         move_text = game.canonical(position, text)
+        clock_changes, used = clock.on_move(match, seat, now)
         try:  # the unique (match, ply) constraint: a failed insert rolls the whole change back
             Move.objects.create(
-                match=match, ply=match.ply + 1, seat=seat, player=player, text=move_text
+                match=match,
+                ply=match.ply + 1,
+                seat=seat,
+                player=player,
+                text=move_text,
+                time_ms=used,
             )
         except IntegrityError:
             raise StaleBoard() from None
@@ -267,13 +341,17 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             "position": game.to_json(new),
             "ply": match.ply + 1,
             "version": match.version + 1,
+            **clock_changes,
         }
+        if match.draw_offer is not None and match.draw_offer != seat:
+            changes["draw_offer"] = None  # a move by the offerer's opponent declines it
         if new.result is not None:
             changes.update(
                 status=Match.Status.FINISHED,
                 winner=new.result.winner,
                 ending=new.result.ending,
-                finished_at=timezone.now(),
+                finished_at=now,
+                draw_offer=None,
             )
         updated = Match.objects.filter(pk=match.pk, ply=match.ply).update(**changes)
         if updated != 1:  # only without a row lock: another move got in first
@@ -319,12 +397,14 @@ def resign(public_id: str, *, by: Actor) -> Match:
 
     def change() -> Match:
         match = _locked(public_id)
+        if _settled_on_time(match, timezone.now()):
+            return match
         _refuse(rights.resign_refusal(match, by.seats_in(match)))
         seats = rights.human_seats(match, by.seats_in(match))
         game = match.rules
         position = game.from_json(match.position)
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
-            new, winner, ending = position, None, Match.Ending.CANCELLED
+            new, winner, ending, by_seat = position, None, Match.Ending.CANCELLED, 1
         else:
             if len(seats) == 2:  # same device: the player to move resigns
                 player = position.to_move
@@ -332,13 +412,16 @@ def resign(public_id: str, *, by: Actor) -> Match:
                 player = match.player_of_seat(seats.pop())
             new = game.resign(position, player)
             winner, ending = new.result.winner, Match.Ending.RESIGNED
+            by_seat = match.seat_of_player(player)
         changes = {
             "position": game.to_json(new),
             "version": match.version + 1,
             "status": Match.Status.FINISHED,
             "winner": winner,
             "ending": ending,
+            "ended_by": by_seat,
             "finished_at": timezone.now(),
+            "draw_offer": None,
         }
         Match.objects.filter(pk=match.pk).update(**changes)
         for field, value in changes.items():
@@ -374,9 +457,16 @@ def rematch(public_id: str, *, by: Actor) -> Match:
             computer_level=match.computer_level,
             computer_seed=secrets_module.randbits(48),
             hints=match.hints,
+            clock=match.clock,
+            clock_base=match.clock_base,
+            clock_increment=match.clock_increment,
+            clock_days=match.clock_days,
             status=Match.Status.PLAYING,
             started_at=timezone.now(),
         )
+        started = clock.on_start(new, new.started_at)
+        if started:
+            Match.objects.filter(pk=new.pk).update(**started)
         Match.objects.filter(pk=match.pk).update(rematch=new, version=match.version + 1)
         match.rematch = new
         match.version += 1
@@ -402,5 +492,148 @@ def toggle_hints(public_id: str, *, by: Actor) -> Match:
             setattr(match, field, value)
         _broadcast(match, players_only=True)
         return match
+
+    return _write(change)
+
+
+# ---- time, draws, aborts and claims ------------------------------------------------
+
+
+def settle_time(match: Match) -> Match:
+    """For a read: if ``match``'s clock has run out, finish it first (a write; the match as
+    it is then). Cheap when nothing is due: no lock, no write."""
+    now = timezone.now()
+    if (
+        match.status != Match.Status.PLAYING
+        or not match.clock
+        or clock.flagged_seat(match, _seat_to_move(match), now) is None
+    ):
+        return match
+
+    def change() -> Match:
+        locked = _locked(match.public_id)
+        _settled_on_time(locked, timezone.now())
+        return locked
+
+    try:
+        return _write(change)
+    except rights.TimeRanOut:
+        return Match.objects.get(pk=match.pk)
+
+
+def offer_draw(public_id: str, *, by: Actor) -> Match:
+    """Offer a draw; if the opponent's offer stands, that accepts it."""
+
+    def change() -> Match:
+        match = _locked(public_id)
+        now = timezone.now()
+        if _settled_on_time(match, now):
+            return match
+        seats = by.seats_in(match)
+        _refuse(rights.draw_refusal(match, seats))
+        seat = min(rights.human_seats(match, seats))
+        if match.draw_offer is not None:  # the opponent offered first: agreed
+            ending = Match.Ending.AGREEMENT
+            return _save(match, _finish(match, ending, winner_seat=None, by=seat, now=now))
+        return _save(match, {"draw_offer": seat})
+
+    return _write(change)
+
+
+def answer_draw(public_id: str, *, by: Actor, accept: bool) -> Match:
+    """Accept (a draw by agreement) or decline the opponent's standing offer."""
+
+    def change() -> Match:
+        match = _locked(public_id)
+        now = timezone.now()
+        if _settled_on_time(match, now):
+            return match
+        seats = by.seats_in(match)
+        _refuse(rights.answer_refusal(match, seats))
+        seat = min(rights.human_seats(match, seats))
+        if accept:
+            ending = Match.Ending.AGREEMENT
+            return _save(match, _finish(match, ending, winner_seat=None, by=seat, now=now))
+        return _save(match, {"draw_offer": None})
+
+    return _write(change)
+
+
+def withdraw_draw(public_id: str, *, by: Actor) -> Match:
+    def change() -> Match:
+        match = _locked(public_id)
+        if _settled_on_time(match, timezone.now()):
+            return match
+        _refuse(rights.withdraw_refusal(match, by.seats_in(match)))
+        return _save(match, {"draw_offer": None})
+
+    return _write(change)
+
+
+def computer_answers_draw(public_id: str) -> Match | None:
+    """The computer answers a draw offer made to it: it accepts exactly when the exact
+    analysis says that neither side can force a win from here. Thinks outside the write."""
+    match = Match.objects.filter(public_id=public_id).first()
+    if (
+        match is None
+        or match.computer_seat is None
+        or match.status != Match.Status.PLAYING
+        or match.draw_offer is None
+    ):
+        return None
+    accept = match.rules.analyse(match.current).winner is None
+    version = match.version
+    computer = Actor(frozenset({match.computer_seat}), computer=True)
+
+    def change() -> Match:
+        locked = _locked(public_id)
+        if locked.version != version or locked.draw_offer is None:
+            return locked  # something happened meanwhile: nothing to answer
+        seat = computer.seats_in(locked)
+        if accept:
+            ending = Match.Ending.AGREEMENT
+            changes = _finish(locked, ending, winner_seat=None, by=min(seat), now=timezone.now())
+            return _save(locked, changes)
+        return _save(locked, {"draw_offer": None})
+
+    return _write(change)
+
+
+def abort(public_id: str, *, by: Actor) -> Match:
+    """End a real-time match with no result, when a first move has not come in 30 s."""
+
+    def change() -> Match:
+        match = _locked(public_id)
+        now = timezone.now()
+        if _settled_on_time(match, now):
+            return match
+        seats = by.seats_in(match)
+        _refuse(rights.abort_refusal(match, seats, now))
+        by_seat = min(rights.human_seats(match, seats))
+        ending = Match.Ending.ABORTED
+        return _save(match, _finish(match, ending, winner_seat=None, by=by_seat, now=now))
+
+    return _write(change)
+
+
+def claim(public_id: str, *, by: Actor, win: bool) -> Match:
+    """In a friend's match without a clock whose opponent has had no page open for
+    ABANDON_AFTER seconds: claim the win, or call it a draw."""
+    from django.conf import settings
+
+    def change() -> Match:
+        match = _locked(public_id)
+        now = timezone.now()
+        seats = by.seats_in(match)
+        humans = rights.human_seats(match, seats)
+        gone_for = None
+        if len(humans) == 1:
+            since = match.started_at.timestamp() if match.started_at else None
+            gone_for = presence.away_for(match.public_id, 3 - min(humans), since)
+        _refuse(rights.claim_refusal(match, seats, gone_for, settings.ABANDON_AFTER))
+        seat = min(humans)
+        ending = Match.Ending.ABANDONED
+        winner = seat if win else None
+        return _save(match, _finish(match, ending, winner_seat=winner, by=seat, now=now))
 
     return _write(change)

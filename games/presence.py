@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT = 20.0
 CHECK = HEARTBEAT / 2
 TTL = 30.0
+STAMP_TTL = 7 * 24 * 3600  # "last seen" of a seat: how long it is remembered
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ def kind_set(public_id: str, kind: str) -> str:
     return f"kind:{public_id}:{kind}"
 
 
+def seen_stamp(seat_set_name: str) -> str:
+    """Where a seat's "last seen" time is kept, beside its set."""
+    return "seen:" + seat_set_name.removeprefix("seat:")
+
+
 # ---- the stores ------------------------------------------------------------------------
 
 
@@ -87,7 +93,16 @@ class LocalStore:
 
     def __init__(self):
         self.sets: dict[str, dict[str, float]] = {}
+        self.stamps: dict[str, float] = {}
         self.lock = threading.Lock()
+
+    def stamp(self, name: str, when: float) -> None:
+        with self.lock:
+            self.stamps[name] = when
+
+    def stamped(self, name: str) -> float | None:
+        with self.lock:
+            return self.stamps.get(name)
 
     def _live(self, name: str, now: float) -> dict[str, float]:
         members = self.sets.get(name)
@@ -173,6 +188,13 @@ return 1
     def refresh(self, member: str, sets: list[str]) -> None:
         self.join(member, sets)
 
+    def stamp(self, name: str, when: float) -> None:
+        self.client.set(self.prefix + name, when, ex=STAMP_TTL)
+
+    def stamped(self, name: str) -> float | None:
+        found = self.client.get(self.prefix + name)
+        return float(found) if found is not None else None
+
     def leave(self, member: str, sets: list[str]) -> None:
         pipe = self.client.pipeline(transaction=False)
         for name in sets:
@@ -257,11 +279,20 @@ def settle(membership: Membership, public_id: str, *, kind: str, seat: int | Non
         return
     try:
         store().join(membership.channel, sets)
+        _stamp_seats(sets)
     except Exception as error:
         _failed("letting a socket in", error)
         return
     _answered()
     membership.sets.extend(sets)
+
+
+def _stamp_seats(sets: list[str]) -> None:
+    """A seat's socket is here now: its "last seen" time."""
+    now = time.time()
+    for name in sets:
+        if name.startswith("seat:"):
+            store().stamp(seen_stamp(name), now)
 
 
 def refresh(membership: Membership) -> None:
@@ -271,6 +302,7 @@ def refresh(membership: Membership) -> None:
         return
     try:
         store().refresh(membership.channel, membership.sets)
+        _stamp_seats(membership.sets)
     except Exception as error:
         _failed("refreshing a socket", error)
         return
@@ -283,6 +315,7 @@ def depart(membership: Membership) -> None:
         return
     try:
         store().leave(membership.channel, membership.sets)
+        _stamp_seats(membership.sets)
     except Exception as error:
         _failed("letting a socket go", error)
 
@@ -308,6 +341,21 @@ def snapshot(public_id: str, kinds: list[str], seats: tuple[int, ...] = ()) -> S
 
 def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[int] | None:
     return snapshot(public_id, [], seats).online
+
+
+def away_for(public_id: str, seat: int, since: float | None = None) -> float | None:
+    """Seconds since ``seat`` last had a page of the match open; ``None`` while it has one
+    (or when that cannot be known). A seat never seen counts from ``since``."""
+    online = online_seats(public_id, (seat,))
+    if online is None or seat in online:
+        return None
+    try:
+        seen = store().stamped(seen_stamp(seat_set(public_id, seat)))
+    except Exception as error:
+        _failed("reading when a seat was last seen", error)
+        return None
+    seen = seen if seen is not None else since
+    return None if seen is None else max(0.0, time.time() - seen)
 
 
 async def call(function, *args, **kwargs):

@@ -43,6 +43,7 @@ class LoggedMove:
     seat: int
     text: str
     created_at: datetime | None
+    time_ms: int | None = None  # how long the mover took (the server's clock)
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,25 @@ def logged_moves(match: Match, plies: Iterable[int] | None = None) -> list[Logge
             wanted |= Q(ply__range=(first, last))
         moves = moves.filter(wanted)
     return [
-        LoggedMove(ply, player, seat, text, created_at)
-        for ply, player, seat, text, created_at in moves.values_list(
-            "ply", "player", "seat", "text", "created_at"
-        )
+        LoggedMove(*values)
+        for values in moves.values_list("ply", "player", "seat", "text", "created_at", "time_ms")
     ]
+
+
+def time_text(ms: int | None) -> str:
+    """How long a move took, in a few characters: "4.2 s", "1 min 5 s", "2 h 10 min"."""
+    if ms is None:
+        return ""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    return f"{hours // 24} days {hours % 24} h"
 
 
 def replay_frames(match: Match, plies: Iterable[int] | None = None) -> list[Frame]:
@@ -261,6 +276,7 @@ def serialize_match(match: Match) -> dict:
                 "player": move.player,
                 "text": move.text,
                 "time": _iso(move.created_at),
+                "time_ms": move.time_ms,
             }
             for move in moves
         ],

@@ -71,6 +71,7 @@ def _row(match: Match, frame: review.Frame, current: int) -> dict:
         "current": frame.ply == current,
         "player": match.player_name(frame.move.player) if frame.move else "",
         "text": frame.move.text if frame.move else "",
+        "took": review.time_text(frame.move.time_ms) if frame.move else "",
         "verdict": verdict,
         "verdict_class": verdict_class(verdict),
     }

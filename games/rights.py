@@ -78,6 +78,26 @@ class NoHints(Refused):
     default = "Hints are for games on one device or against the computer."
 
 
+class NotHere(Refused):
+    """The action does not exist in this kind of match (no clock, no opponent to ask...)."""
+
+    default = "That is not possible in this match."
+
+
+class NoOffer(Refused):
+    default = "There is no draw offer to answer."
+
+
+class TooEarly(Refused):
+    """Not yet: the message says how long is left."""
+
+    default = "Not yet."
+
+
+class TimeRanOut(Refused):
+    default = "Your time ran out: the game is over."
+
+
 # ---- viewers -------------------------------------------------------------------------
 
 
@@ -167,8 +187,88 @@ def rematch_refusal(match: Match, seats) -> Refused | None:
         return NotOver()
     if not human_seats(match, seats):
         return NotAPlayer("Only the players can start a rematch.")
-    if match.winner is None:
+    if match.ending == Match.Ending.CANCELLED:
         return Cancelled()
+    return None
+
+
+def _playing_player(match: Match, seats, what: str) -> Refused | None:
+    if match.status == Match.Status.FINISHED:
+        return GameOver(f"The game is over. {match.result_text}".strip())
+    if match.status == Match.Status.WAITING:
+        return NotStarted()
+    if not human_seats(match, seats):
+        return NotAPlayer(f"You are watching this match: only its players can {what}.")
+    return None
+
+
+def draw_refusal(match: Match, seats) -> Refused | None:
+    """Offering a draw, or accepting the opponent's offer (between friends, or against the
+    computer, which answers at once)."""
+    if match.mode == Match.Mode.HOTSEAT:
+        return NotHere("On one device, the two players agree between themselves.")
+    refusal = _playing_player(match, seats, "offer a draw")
+    if refusal is None and match.draw_offer in human_seats(match, seats):
+        return TooEarly("You have offered a draw: your opponent has not answered yet.")
+    return refusal
+
+
+def answer_refusal(match: Match, seats) -> Refused | None:
+    """Accepting or declining the opponent's standing offer."""
+    refusal = _playing_player(match, seats, "answer a draw offer")
+    if refusal is not None:
+        return refusal
+    if match.draw_offer is None or match.draw_offer in human_seats(match, seats):
+        return NoOffer()
+    return None
+
+
+def withdraw_refusal(match: Match, seats) -> Refused | None:
+    refusal = _playing_player(match, seats, "withdraw a draw offer")
+    if refusal is not None:
+        return refusal
+    if match.draw_offer is None or match.draw_offer not in human_seats(match, seats):
+        return NoOffer("You have no draw offer to withdraw.")
+    return None
+
+
+def abort_refusal(match: Match, seats, now) -> Refused | None:
+    """A real-time match in which a player has made no first move within 30 seconds."""
+    from games import clock
+
+    if match.clock != Match.Clock.REALTIME:
+        return NotHere("Only a match with a real-time clock can be aborted.")
+    refusal = _playing_player(match, seats, "abort it")
+    if refusal is not None:
+        return refusal
+    if match.ply >= 2:
+        return NotHere("Both players have moved: the game goes on (you may resign).")
+    if not clock.abortable(match, now):
+        left = clock.ABORT_AFTER - (now - match.turn_started_at)
+        return TooEarly(
+            f"A match can be aborted when a first move has not come for "
+            f"{int(clock.ABORT_AFTER.total_seconds())} seconds: "
+            f"{max(1, int(left.total_seconds() + 0.999))} s to go."
+        )
+    return None
+
+
+def claim_refusal(match: Match, seats, gone_for: float | None, threshold: float) -> Refused | None:
+    """Claiming a friend's match (without a clock) whose opponent left: ``gone_for`` is how
+    long the opponent has had no page open (``None``: connected, or unknown)."""
+    if match.mode != Match.Mode.FRIEND or match.clock:
+        return NotHere("Only a friend's match without a clock can be claimed.")
+    refusal = _playing_player(match, seats, "claim it")
+    if refusal is not None:
+        return refusal
+    if gone_for is None:
+        return TooEarly("Your opponent is connected: the game goes on.")
+    if gone_for < threshold:
+        return TooEarly(
+            f"Your opponent left {int(gone_for)} s ago: you may claim the game once they have "
+            f"been away for {int(threshold)} s ({max(1, int(threshold - gone_for + 0.999))} s "
+            "to go)."
+        )
     return None
 
 
@@ -196,9 +296,14 @@ class Rights:
     rematch: bool
     join: bool
     hints: bool
+    offer_draw: bool
+    answer_draw: bool
+    withdraw_draw: bool
+    abort: bool
+    claim: bool  # may claim once the opponent is away long enough (the board shows when)
 
 
-def rights(match: Match, viewer: Viewer, *, to_move: int) -> Rights:
+def rights(match: Match, viewer: Viewer, *, to_move: int, now) -> Rights:
     seats = viewer.seats
     return Rights(
         move=move_refusal(match, seats, to_move=to_move) is None,
@@ -206,4 +311,15 @@ def rights(match: Match, viewer: Viewer, *, to_move: int) -> Rights:
         rematch=rematch_refusal(match, seats) is None,
         join=join_refusal(match, seats) is None,
         hints=hints_refusal(match, seats) is None,
+        offer_draw=draw_refusal(match, seats) is None
+        and match.draw_offer is None,  # the opponent's offer is answered, not countered
+        answer_draw=answer_refusal(match, seats) is None,
+        withdraw_draw=withdraw_refusal(match, seats) is None,
+        # Shown while they may become possible: a press too early is refused with the time left.
+        abort=_none_or_too_early(abort_refusal(match, seats, now)),
+        claim=claim_refusal(match, seats, float("inf"), 0) is None,
     )
+
+
+def _none_or_too_early(refusal: Refused | None) -> bool:
+    return refusal is None or isinstance(refusal, TooEarly)

@@ -17,6 +17,11 @@ urlpatterns = [
     path("m/<match:public_id>/resign", views.resign, name="resign"),
     path("m/<match:public_id>/rematch", views.rematch, name="rematch"),
     path("m/<match:public_id>/hints", views.toggle_hints, name="hints"),
+    path("m/<match:public_id>/draw", views.offer_draw, name="offer_draw"),
+    path("m/<match:public_id>/draw/answer", views.answer_draw, name="answer_draw"),
+    path("m/<match:public_id>/draw/withdraw", views.withdraw_draw, name="withdraw_draw"),
+    path("m/<match:public_id>/abort", views.abort, name="abort"),
+    path("m/<match:public_id>/claim", views.claim, name="claim"),
     path("m/<match:public_id>/replay/", replay, name="replay"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
 ]

@@ -171,7 +171,7 @@ def _rules_context(game, form):
 
 @require_GET
 def match_page(request, public_id):
-    match = _match_or_404(public_id)
+    match = play.settle_time(_match_or_404(public_id))  # a clock that ran out ends it first
     viewer = viewer_from_session(request.session, match)
     share_url = _share_url(request, match)
     if request.htmx:
@@ -199,6 +199,7 @@ def new_match(request, slug):
         level=data.get("level") or "",
         name=data.get("name", ""),
         opponent_name=data.get("opponent_name", ""),
+        time_control=data.get("time_control"),
     )
     play.computer_move(match.public_id)  # when the computer moves first
     return _see_other(match.get_absolute_url())
@@ -295,3 +296,54 @@ def _int_or_none(value) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+# ---- draws, aborts and claims (games/play.py; what each viewer may do: games/rights.py) ----
+
+
+def _acted(request, public_id: str, act):
+    """Run one action of the write path for this browser; the board (or a redirect) after."""
+    try:
+        match = act(_actor(request))
+    except Refused as refusal:
+        return _refused(request, public_id, refusal)
+    return _board(request, match, fresh=True)
+
+
+@require_POST
+@limited("move")
+def offer_draw(request, public_id):
+    response = _acted(request, public_id, lambda by: play.offer_draw(public_id, by=by))
+    if response.status_code < 400:
+        answered = play.computer_answers_draw(public_id)  # against the computer: at once
+        if answered is not None:
+            declined = answered.status == Match.Status.PLAYING
+            message = "The computer declines: it can still force a win." if declined else ""
+            return _board(request, answered, fresh=True, message=message, level="info")
+    return response
+
+
+@require_POST
+@limited("move")
+def answer_draw(request, public_id):
+    accept = request.POST.get("answer") == "accept"
+    return _acted(request, public_id, lambda by: play.answer_draw(public_id, by=by, accept=accept))
+
+
+@require_POST
+@limited("move")
+def withdraw_draw(request, public_id):
+    return _acted(request, public_id, lambda by: play.withdraw_draw(public_id, by=by))
+
+
+@require_POST
+@limited("move")
+def abort(request, public_id):
+    return _acted(request, public_id, lambda by: play.abort(public_id, by=by))
+
+
+@require_POST
+@limited("move")
+def claim(request, public_id):
+    win = request.POST.get("result") != "draw"
+    return _acted(request, public_id, lambda by: play.claim(public_id, by=by, win=win))

@@ -19,6 +19,7 @@ def make_match(
     level="",
     name="Ada",
     opponent="Bob",
+    time_control=None,
 ):
     """A match and the tokens of the browsers holding its seats (seat 1, seat 2)."""
     token1 = new_secret()
@@ -31,6 +32,7 @@ def make_match(
         level=level or ("perfect" if mode == "computer" else ""),
         name=name,
         opponent_name=opponent if mode == "hotseat" else "",
+        time_control=time_control,
     )
     token2 = token1 if mode == "hotseat" else None
     if mode == "friend" and joined:

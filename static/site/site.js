@@ -111,6 +111,34 @@
     }
   });
 
+  // Clocks: the server sends each clock's time left with every board; between boards the
+  // page counts the running one down. At zero it asks for the board again: the server
+  // decides by its own clock (games/clock.py).
+  var shownAt = 0;
+  var asked = false;
+  function clockText(ms) {
+    var s = ms / 1000;
+    if (s < 10) return "0:" + (s < 10 ? "0" : "") + s.toFixed(1);
+    var total = Math.floor(s), h = Math.floor(total / 3600), m = Math.floor(total / 60) % 60, r = total % 60;
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    return h ? h + ":" + two(m) + ":" + two(r) : m + ":" + two(r);
+  }
+  function clocksShown() { shownAt = Date.now(); asked = false; }
+  document.addEventListener("DOMContentLoaded", clocksShown);
+  document.addEventListener("htmx:afterSettle", clocksShown);
+  document.addEventListener("htmx:wsAfterMessage", clocksShown);
+  setInterval(function () {
+    document.querySelectorAll(".clock[data-running]").forEach(function (el) {
+      var left = Math.max(0, parseInt(el.getAttribute("data-ms"), 10) - (Date.now() - shownAt));
+      el.textContent = clockText(left);
+      el.classList.toggle("low", left < 20000);
+      if (left === 0 && !asked && socket) {
+        asked = true;
+        socket.send(JSON.stringify({ type: "sync" }));
+      }
+    });
+  }, 100);
+
   // A page coming back from sleep asks for the current board.
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible" && socket) {

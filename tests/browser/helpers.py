@@ -34,6 +34,7 @@ def create_match(
     level="",
     opponent_name="",
     options=None,
+    clock="",
 ) -> str:
     """Fill the game's New match form on its rules page and start; returns the match URL."""
     page.goto(f"{base}/games/{slug}/")
@@ -47,6 +48,8 @@ def create_match(
         page.fill(f"#id_{slug}-name", name)
     if opponent_name:
         page.fill(f"#id_{slug}-opponent_name", opponent_name)
+    if clock:
+        page.check(f"input[name='{slug}-time_control'][value='{clock}']")
     page.get_by_role("button", name=re.compile(r"^Start a .* match$")).click()
     page.wait_for_url(re.compile(r"/m/[\w-]+/$"))
     return page.url

@@ -178,3 +178,18 @@ def test_a_page_past_the_socket_cap_says_why_and_a_closed_tab_frees_its_place(
     third.reload()
     wait_for_socket(third)
     expect(third.locator("#conn")).to_be_hidden()
+
+
+def test_a_name_typed_to_join_survives_a_board_pushed_meanwhile(live_server_url, new_page):
+    """A socket's board replaces the page's: what the person was typing stays."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    bob.goto(url)
+    wait_for_socket(bob)
+    bob.fill("#join-name", "Bob")
+    bob.evaluate("document.getElementById('board').dataset.old = 'yes'")
+    bob.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # asks for the board
+    expect(bob.locator("#board[data-old]")).to_have_count(0)  # a new board came
+    expect(bob.locator("#join-name")).to_have_value("Bob")
+    bob.get_by_role("button", name="Join as the second player").click()
+    expect(bob.locator(".flash")).to_contain_text("you are Player 2 (Bob)")
