@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from games import review
+from games import play, review
 from games.boards import cells, remainder
 from games.models import Match
 from games.rules import Verdict
@@ -83,7 +83,7 @@ def _winner_name(match: Match, winner: int | None) -> str:
 
 @require_GET
 def replay(request, public_id):
-    match = get_object_or_404(Match, public_id=public_id)
+    match = play.settle_time(get_object_or_404(Match, public_id=public_id))
     if not open_to(request.user, match):
         return _closed(request, match)
     seen = review.review(match, _ply(request.GET.get("ply")))
@@ -142,7 +142,7 @@ def replay(request, public_id):
 
 @require_GET
 def export_json(request, public_id):
-    match = get_object_or_404(Match, public_id=public_id)
+    match = play.settle_time(get_object_or_404(Match, public_id=public_id))
     if not open_to(request.user, match):
         return JsonResponse(
             {"error": "This match is not over: its export opens once the game is over."},

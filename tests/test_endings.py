@@ -313,3 +313,42 @@ def test_a_claimed_draw_and_no_claims_in_a_clocked_match():
     timed, c1, _ = clocked()
     with pytest.raises(play.Refused, match="without a clock"):
         play.claim(timed.public_id, by=actor(timed, c1), win=True)
+
+
+def test_offers_answers_and_claims_work_as_plain_forms_without_javascript():
+    match, t1, t2 = make_match("last-bit-standing")
+    ada, bob = client_with_token(t1), client_with_token(t2)
+    response = ada.post(f"/m/{match.public_id}/draw")
+    assert response.status_code == 303 and response["Location"] == match.get_absolute_url()
+    page = bob.get(match.get_absolute_url()).content.decode()
+    assert "Player 1 (Ada) offers a draw." in page
+    assert f'action="/m/{match.public_id}/draw/answer"' in page
+    assert bob.post(f"/m/{match.public_id}/draw/answer", {"answer": "decline"}).status_code == 303
+    assert Match.objects.get(pk=match.pk).draw_offer is None
+    # The claim is a form in the page; it shows (by CSS) when the opponent is away.
+    assert f'action="/m/{match.public_id}/claim"' in page
+
+
+def test_a_clock_is_for_people_and_its_bounds_are_checked():
+    from tests.test_views import form_data
+
+    client = Client()
+    refused = client.post(
+        "/games/bit-flip/new",
+        form_data("bit-flip", opponent="computer", time_control="3+2"),
+    )
+    assert refused.status_code == 400
+    assert "A clock is for a match between people." in refused.content.decode()
+    too_long = client.post(
+        "/games/bit-flip/new", form_data("bit-flip", time_control="custom", minutes="500")
+    )
+    assert too_long.status_code == 400
+    made = client.post(
+        "/games/bit-flip/new",
+        form_data("bit-flip", time_control="custom", minutes="7", increment="4"),
+    )
+    assert made.status_code == 303
+    match = Match.objects.get()
+    assert (match.clock, match.clock_base, match.clock_increment) == ("realtime", 420, 4)
+    page = client.get(match.get_absolute_url()).content.decode()
+    assert "Clock: 7+4" in page
