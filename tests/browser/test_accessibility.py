@@ -1,0 +1,109 @@
+"""axe-core in Chromium on every kind of page, in the light and the dark theme: no serious or
+critical violation. The pages are reached the way people reach them (the match pages by
+creating, joining and playing in the browser), so each state of each game is checked."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from games.rules import GAMES
+from tests.browser.helpers import SCRIPTS, create_match, join, play, status, wait_for_ply
+from tests.replays import BLUNDER_GAME, played, staff_user
+
+pytestmark = pytest.mark.browser
+
+SERIOUS = {"serious", "critical"}
+THEMES = ("light", "dark")
+AXE = Axe()
+
+
+def violations(page: Page) -> list[str]:
+    """The serious and critical violations on the page as it is now, one line each."""
+    found = AXE.run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at "
+        + "; ".join(" ".join(node["target"]) for node in v["nodes"][:5])
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
+
+
+class Audit:
+    """Collects every page's violations in both themes, so one run names them all."""
+
+    def __init__(self):
+        self.problems: list[str] = []
+        self.checked: list[str] = []
+
+    def __call__(self, page: Page, what: str) -> None:
+        for theme in THEMES:
+            page.emulate_media(color_scheme=theme)
+            self.problems += [f"{what} [{theme}]: {line}" for line in violations(page)]
+            self.checked.append(f"{what} [{theme}]")
+        page.emulate_media(color_scheme="light")
+
+    def verify(self, at_least: int) -> None:
+        assert len(self.checked) >= at_least, self.checked
+        assert not self.problems, "\n".join(self.problems)
+
+
+@pytest.fixture
+def audit():
+    return Audit()
+
+
+def test_home_rules_new_match_replay_and_admin(live_server_url, new_page, audit):
+    page = new_page()
+    page.goto(f"{live_server_url}/")
+    audit(page, "home")
+    for game in GAMES:
+        page.goto(f"{live_server_url}/games/{game.slug}/")
+        audit(page, f"rules of {game.slug}")
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5}, name="Grace")
+    page.goto(f"{live_server_url}/m/{match.public_id}/replay/?ply=3")
+    audit(page, "replay")
+    staff_user(password="a-long-staff-password-42")
+    page.goto(f"{live_server_url}/admin/games/match/")
+    audit(page, "admin login")
+    page.fill("#id_username", "staff")
+    page.fill("#id_password", "a-long-staff-password-42")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#result_list")).to_be_visible()
+    audit(page, "admin list of matches")
+    page.goto(f"{live_server_url}/m/does-not-exist-00/")
+    audit(page, "not found")
+    audit.verify(at_least=2 * (1 + len(GAMES) + 4))
+
+
+@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
+def test_every_state_of_a_match(slug, live_server_url, new_page, audit):
+    moves, winner = SCRIPTS[slug]
+    ada, bob, watcher = new_page(), new_page(), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    audit(ada, "waiting for an opponent (creator)")
+    bob.goto(url)
+    audit(bob, "a match to join (visitor)")
+    join(bob, url, "Bob")
+    wait_for_ply(ada, 0)
+    expect(status(ada)).to_have_text("Your turn")
+    audit(ada, "your turn")
+    audit(bob, "the opponent's turn")
+    watcher.goto(url)
+    audit(watcher, "spectator")
+    for ply, move in enumerate(moves):
+        mover, other = (ada, bob) if ply % 2 == 0 else (bob, ada)
+        play(mover, slug, move)
+        wait_for_ply(other, ply + 1)
+    expect(status(ada)).to_contain_text("You win" if winner == 1 else "You lose")
+    audit(ada, "finished (player)")
+    wait_for_ply(watcher, len(moves))
+    audit(watcher, "finished (spectator)")
+
+    solo = new_page()
+    create_match(solo, live_server_url, slug, opponent="computer", level="perfect", name="Cy")
+    solo.get_by_role("button", name="Show hints").click()
+    expect(solo.locator("#hint-line")).to_be_visible()
+    audit(solo, "against the computer, hints shown")
+    audit.verify(at_least=2 * 8)
