@@ -18,6 +18,7 @@ from django.utils.html import format_html
 
 from games import clock, review
 from games.models import Match, Move
+from games.presenters import presenter_for
 
 admin.site.site_header = "bitsite admin"
 admin.site.site_title = "bitsite admin"
@@ -79,6 +80,7 @@ class MoveInline(admin.TabularInline):
         "ply",
         "player_name",
         "move_text",
+        "move_words",
         "position_after",
         "created_at",
         "time_used",
@@ -90,6 +92,8 @@ class MoveInline(admin.TabularInline):
     can_delete = False
     verbose_name = "move"
     verbose_name_plural = "move log"
+    # Django's tabular inline, without the caption it writes above every row.
+    template = "admin/games/move_log.html"
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -111,6 +115,13 @@ class MoveInline(admin.TabularInline):
     @admin.display(description="move")
     def move_text(self, move: Move) -> str:
         return move.text
+
+    @admin.display(description="in words")
+    def move_words(self, move: Move) -> str:
+        frame = getattr(move, "frame", None)
+        return presenter_for(move.match.rules).describe(
+            move.text, frame.position if frame else None
+        )
 
     @admin.display(description="position after the move")
     def position_after(self, move: Move) -> str:

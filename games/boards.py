@@ -17,9 +17,15 @@ from django.utils import timezone
 
 from games import clock, presence
 from games.models import Match
+from games.presenters import presenter_for
 from games.rights import Viewer, kinds, rights, shows_hints
+from games.rules import IllegalMove
 
 HISTORY_SHOWN = 40
+# The move list says what each move made ("appended 1: 1011 = 11") for a match up to
+# this long, from one replay of its log; beyond it, the positions before the last
+# are not replayed for every board, and the earlier moves are told without them.
+DESCRIBED_PLIES = 300
 
 
 def session_token(session) -> str:
@@ -38,10 +44,25 @@ class Scene:
     into each viewer's board."""
 
     match: Match
-    moves: list[dict]  # the last moves shown: ply, player, text
+    moves: list[dict]  # the last moves shown: ply, player, name, text, words, touched
     online: frozenset[int]
     history: str  # the move list, drawn
     urls: dict[str, str]  # the match's actions
+
+    @property
+    def last_move(self) -> str:
+        """The last move in plain words: "Player 1 (Ann) appended 1: 1011 = 11"."""
+        if not self.moves or self.moves[-1]["ply"] != str(self.match.ply):
+            return ""
+        move = self.moves[-1]
+        return f"{move['name']} {move['words']}"
+
+    @property
+    def touched(self) -> frozenset[str]:
+        """The board's cells the last move touched."""
+        if not self.moves or self.moves[-1]["ply"] != str(self.match.ply):
+            return frozenset()
+        return self.moves[-1]["touched"]
 
 
 ACTIONS = (
@@ -84,16 +105,51 @@ def presence_seats(match: Match) -> tuple[int, ...]:
 
 
 def recent_moves(match: Match) -> list[dict]:
-    """The moves the board lists: the last HISTORY_SHOWN, oldest first (one query).
+    """The moves the board lists: the last HISTORY_SHOWN, oldest first, each in words
+    (one query; a second to replay a match up to DESCRIBED_PLIES long).
     Numbers as text: the template would localize every one of them, on every board."""
-    moves = [
-        {"ply": str(ply), "player": str(player), "text": text}
-        for ply, player, text in match.moves.order_by("-ply").values_list("ply", "player", "text")[
-            :HISTORY_SHOWN
-        ]
-    ]
-    moves.reverse()
+    rows = list(match.moves.order_by("-ply").values_list("ply", "player", "text")[:HISTORY_SHOWN])
+    rows.reverse()
+    presenter = presenter_for(match.rules)
+    after = positions_after(match, [ply for ply, _, _ in rows])
+    moves = []
+    for ply, player, text in rows:
+        pos = after.get(ply)
+        moves.append(
+            {
+                "ply": str(ply),
+                "player": str(player),
+                "name": match.player_name(player),
+                "text": text,
+                "words": presenter.describe(text, pos),
+                "touched": presenter.touched(text, pos),
+            }
+        )
     return moves
+
+
+def positions_after(match: Match, plies: list[int]) -> dict:
+    """The position after each of ``plies``: by one replay of the log while the match
+    is short, else only the last (the stored position)."""
+    if not plies:
+        return {}
+    game = match.rules
+    found = {}
+    if plies[-1] == match.ply:
+        found[match.ply] = game.from_json(match.position)
+    if match.ply > DESCRIBED_PLIES:
+        return found
+    wanted = set(plies)
+    pos = game.start(**match.options)
+    texts = match.moves.filter(ply__lte=plies[-1]).order_by("ply").values_list("text", flat=True)
+    try:
+        for ply, text in enumerate(texts, start=1):
+            pos = game.play(pos, text)
+            if ply in wanted:
+                found[ply] = pos
+    except (IllegalMove, ValueError):
+        pass  # a log that does not replay is told without its positions
+    return found
 
 
 def scene(
@@ -165,6 +221,11 @@ def board_context(
             }
         )
     moves = shared.moves
+    presenter = presenter_for(game)
+    if analysis is None or not hinted:
+        hint_moves = ""
+    else:
+        hint_moves = presenter.hint_text(hinted, safe=analysis.winner is None)
     return {
         "match": match,
         "game": game,
@@ -189,8 +250,11 @@ def board_context(
         "clock_text": clock.describe(match),
         "deadline": clock.deadline(match) if playing else None,
         "draw_offer": draw_offer_context(match, viewer),
-        "cells": cells(game.slug, pos, legal, hinted),
-        "remainder": remainder(game.slug, pos),
+        "board_template": presenter.template,
+        **presenter.board(pos, legal, hinted, shared.touched),
+        "keys_help": presenter.keys(pos),
+        "last_move": shared.last_move,
+        "hint_moves": hint_moves,
     }
 
 
@@ -229,44 +293,6 @@ def status_text(match: Match, viewer: Viewer, to_move: int) -> str:
     if viewer.seats:
         return f"Waiting for {name}"
     return f"{name} to move"
-
-
-def cells(slug: str, pos, legal: list[str], hinted: set[str]) -> list[dict]:
-    """The board's cells for the templates: bits with their positions, or digits."""
-    legal_set = set(legal)
-    if slug in ("bit-flip", "bit-flip-divisor"):
-        return [
-            {
-                "position": i,
-                "bit": bit,
-                "move": str(i),
-                "legal": str(i) in legal_set,
-                "hint": str(i) in hinted,
-                "pair": f"{i} {i + 1}",
-                "pair_legal": f"{i} {i + 1}" in legal_set,
-                "pair_hint": f"{i} {i + 1}" in hinted,
-            }
-            for i, bit in enumerate(pos.bits, start=1)
-        ]
-    if slug == "last-digit-standing":
-        return [
-            {
-                "digit": d,
-                "move": str(d),
-                "remaining": d in pos.remaining,
-                "legal": str(d) in legal_set,
-                "hint": str(d) in hinted,
-            }
-            for d in range(1, pos.highest + 1)
-        ]
-    return [{"move": bit, "legal": bit in legal_set, "hint": bit in hinted} for bit in ("0", "1")]
-
-
-def remainder(slug: str, pos) -> int | None:
-    """Bitwise Battle's "value mod k" line, as its book's sample prints it."""
-    if slug == "bitwise-battle" and pos.condition == "divisible":
-        return pos.value % pos.target
-    return None
 
 
 def render_board(

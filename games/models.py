@@ -82,32 +82,36 @@ class Match(models.Model):
 
     GAME_CHOICES = [(game.slug, game.title) for game in GAMES]
 
-    public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
+    public_id = models.CharField(
+        "link id", max_length=32, unique=True, default=new_public_id, editable=False
+    )
     game = models.CharField(max_length=32, choices=GAME_CHOICES)
     options = models.JSONField(default=dict, blank=True)
     position = models.JSONField()
-    ply = models.PositiveIntegerField(default=0)
+    ply = models.PositiveIntegerField("moves played", default=0)
     # Bumped by every change a viewer should see (move, join, resign, rematch):
     # a page never replaces a newer board with an older one.
-    version = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField("board version", default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.FRIEND)
     computer_level = models.CharField(max_length=16, blank=True, choices=LEVEL_CHOICES)
     computer_seed = models.BigIntegerField(default=0)
     first_seat = models.PositiveSmallIntegerField(
-        choices=[(1, "Seat 1 (the creator)"), (2, "Seat 2 (the opponent)")], default=1
+        "who moves first",
+        choices=[(1, "Seat 1 (the creator)"), (2, "Seat 2 (the opponent)")],
+        default=1,
     )
     seat1_secret = models.CharField(max_length=64, blank=True, editable=False)
     seat2_secret = models.CharField(max_length=64, blank=True, editable=False)
-    seat1_name = models.CharField(max_length=40, blank=True)
-    seat2_name = models.CharField(max_length=40, blank=True)
+    seat1_name = models.CharField("name of the creator (seat 1)", max_length=40, blank=True)
+    seat2_name = models.CharField("name of the opponent (seat 2)", max_length=40, blank=True)
     # The player of a game on one device or against the computer asked to see the winning
     # moves (never between friends: games/rights.py).
     hints = models.BooleanField(default=False)
     winner = models.PositiveSmallIntegerField(
         null=True, blank=True, choices=[(1, "Player 1"), (2, "Player 2")]
     )
-    ending = models.CharField(max_length=32, blank=True, choices=Ending.choices)
+    ending = models.CharField("kind of ending", max_length=32, blank=True, choices=Ending.choices)
     # The seat whose action ended the match (a resignation, an accepted draw, a claim).
     ended_by = models.PositiveSmallIntegerField(null=True, blank=True)
     # The time control (games/clock.py): real time (base + increment per move) or
@@ -127,9 +131,9 @@ class Match(models.Model):
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField("created", auto_now_add=True, db_index=True)
+    started_at = models.DateTimeField("started", null=True, blank=True)
+    finished_at = models.DateTimeField("finished", null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -262,7 +266,7 @@ class Move(models.Model):
     seat = models.PositiveSmallIntegerField()
     player = models.PositiveSmallIntegerField(help_text="The rules' player number: 1 moves first")
     text = models.CharField(max_length=32)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField("played at", auto_now_add=True)
     # How long the mover took: from the start of the turn to the move (the server's clock).
     time_ms = models.BigIntegerField(null=True, blank=True)
 

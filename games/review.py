@@ -20,6 +20,7 @@ from itertools import pairwise
 from django.db.models import Prefetch, Q
 
 from games.models import Match, Move
+from games.presenters import presenter_for
 from games.rules import Analysis, IllegalMove, MoveVerdict, Position
 
 # The summary judges at most this many moves: all of a shorter match, the last
@@ -205,8 +206,8 @@ def summary_plies(match: Match) -> range:
 
 
 def position_text(game, pos: Position) -> str:
-    """A position the way its book's samples print it, on one line (for the admin's log)."""
-    return game.notation(pos)
+    """A position on one line, as its presenter writes it (for the admin's log)."""
+    return presenter_for(game).position_text(pos)
 
 
 @dataclass(frozen=True)
@@ -260,6 +261,7 @@ def serialize_match(match: Match) -> dict:
             }
         )
     moves = sorted(match.moves.all(), key=lambda move: move.ply)
+    words = moves_in_words(match, [move.text for move in moves])
     return {
         "format": FORMAT,
         "public_id": match.public_id,
@@ -275,10 +277,11 @@ def serialize_match(match: Match) -> dict:
                 "ply": move.ply,
                 "player": move.player,
                 "text": move.text,
+                "words": said,
                 "time": _iso(move.created_at),
                 "time_ms": move.time_ms,
             }
-            for move in moves
+            for move, said in zip(moves, words, strict=True)
         ],
         "result": {
             "status": match.status,
@@ -292,6 +295,22 @@ def serialize_match(match: Match) -> dict:
         "started": _iso(match.started_at),
         "finished": _iso(match.finished_at),
     }
+
+
+def moves_in_words(match: Match, texts: list[str]) -> list[str]:
+    """Each move of the log in its presenter's words ("flipped bits 4 and 5"), told
+    with the position it made; a log that stops replaying is told without them."""
+    game = match.rules
+    presenter = presenter_for(game)
+    position = game.start(**match.options)
+    said = []
+    for text in texts:
+        try:
+            position = game.play(position, text) if position is not None else None
+        except IllegalMove:
+            position = None
+        said.append(presenter.describe(text, position))
+    return said
 
 
 def export_queryset(queryset):

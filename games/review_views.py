@@ -18,8 +18,8 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
 from games import play, review
-from games.boards import cells, remainder
 from games.models import Match
+from games.presenters import presenter_for
 from games.rules import Verdict
 
 
@@ -64,9 +64,10 @@ def value_text(match: Match, analysis) -> str:
     return f"{name} wins with perfect play, in {analysis.plies} {moves}."
 
 
-def _row(match: Match, frame: review.Frame, current: int) -> dict:
+def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:
     verdict = frame.verdict
     return {
+        "words": presenter.describe(frame.move.text, frame.position) if frame.move else "",
         "ply": frame.ply,
         "current": frame.ply == current,
         "player": match.player_name(frame.move.player) if frame.move else "",
@@ -90,13 +91,15 @@ def replay(request, public_id):
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
     game = match.rules
     pos = frame.position
+    presenter = presenter_for(game)
+    touched = presenter.touched(frame.move.text, pos) if frame.move else ()
     context = {
         "match": match,
         "game": game,
         "pos": pos,
-        "cells": cells(game.slug, pos, [], set()),
-        "remainder": remainder(game.slug, pos),
-        "board_template": f"games/boards/{game.slug}.html#position",
+        **presenter.board(pos, touched=touched),
+        "board_template": f"{presenter.template}#position",
+        "words": presenter.describe(frame.move.text, pos) if frame.move else "",
         "frame": frame,
         "last_ply": last,
         "nav": [
@@ -110,7 +113,7 @@ def replay(request, public_id):
         "to_move": match.player_name(pos.to_move),
         "verdict_class": verdict_class(frame.verdict),
         "value": value_text(match, frame.analysis),
-        "rows": [_row(match, f, frame.ply) for f in seen.window],
+        "rows": [_row(match, f, frame.ply, presenter) for f in seen.window],
         "earlier": seen.window[0].ply if seen.window else 0,
         "later": last - seen.window[-1].ply if seen.window else 0,
         "summary": summary,
@@ -122,7 +125,7 @@ def replay(request, public_id):
             {
                 "ply": flip.ply,
                 "player": match.player_name(flip.player),
-                "move": flip.move,
+                "move": presenter.describe(flip.move),
                 "before": _winner_name(match, flip.before),
                 "after": _winner_name(match, flip.after),
             }

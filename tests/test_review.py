@@ -52,15 +52,16 @@ def test_the_replay_page_shows_the_blunder_and_the_summary():
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     html = Client().get(f"/m/{match.public_id}/replay/?ply=3").content.decode()
     status = re.search(r'id="replay-status".*?</p>', html, re.S).group(0)
-    assert "Player 1 (Ada) played" in status
+    assert "Player 1 (Ada) <strong>flipped bit 2</strong>" in status
     assert "throws away the win: a blunder" in status
     assert "Player 2 (Bob) wins with perfect play, in 1 move." in html
     assert 'Best move: <code class="move">4 5</code>' in html
-    # The board is the live board's own partial, at ply 3.
-    assert '<p class="number" id="binary">11100</p>' in html
+    # The board is the live board's own partial, at ply 3, with the bit just flipped marked.
+    assert 'id="binary" role="img" aria-label="Bits, 1 to 5: 11100"' in html
+    assert re.findall(r'<span class="bit one last" data-position="(\d+)"', html) == ["2"]
     # The summary: where it flipped and the blunders per player.
     flips = re.search(r'<ol class="flips".*?</ol>', html, re.S).group(0)
-    assert "Move 3</a>: Player 1 (Ada) played 2" in flips
+    assert "Move 3</a>: Player 1 (Ada) flipped bit 2;" in flips
     assert "from Player 1 (Ada) to Player 2 (Bob)" in flips
     blunders = re.search(r'id="blunders".*?</dl>', html, re.S).group(0)
     assert re.findall(r"<d[td]>(.*?)</d[td]>", blunders) == [

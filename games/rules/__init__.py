@@ -9,6 +9,9 @@ Every part of the site (views, sockets, admin, replay, computer player, terminal
 client, tests, benchmarks) plays through this package.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from .base import (
     Analysis,
     Ending,
@@ -39,6 +42,24 @@ GAMES: tuple[Game, ...] = (
 _BY_SLUG = {game.slug: game for game in GAMES}
 
 
+def all_games() -> tuple[Game, ...]:
+    """The games a player can choose: the five, and any registered for a while."""
+    return tuple(_BY_SLUG.values())
+
+
+@contextmanager
+def registered(game: Game) -> Iterator[Game]:
+    """Make ``game`` known to ``get_game`` and ``all_games`` inside a ``with`` block
+    (tests: a toy game shows that nothing else chooses by slug)."""
+    if game.slug in _BY_SLUG:
+        raise ValueError(f"A game {game.slug!r} is registered already.")
+    _BY_SLUG[game.slug] = game
+    try:
+        yield game
+    finally:
+        del _BY_SLUG[game.slug]
+
+
 def get_game(slug: str) -> Game:
     """The game with this slug; KeyError names the known slugs."""
     try:
@@ -60,5 +81,7 @@ __all__ = [
     "Outcome",
     "Position",
     "Verdict",
+    "all_games",
     "get_game",
+    "registered",
 ]

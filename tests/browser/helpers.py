@@ -7,6 +7,9 @@ import time
 
 from playwright.sync_api import Page, expect
 
+from games.presenters import presenter_for
+from games.rules import get_game
+
 # A whole game per rule book, as clicks: the books' correct examples where they exist.
 SCRIPTS = {
     # 10, 101, 1011, 10110, then 101101 = 45: Player 1 makes a multiple of 3 and loses.
@@ -64,17 +67,16 @@ def join(page: Page, url: str, name: str = "") -> None:
 
 
 def move_button(page: Page, slug: str, move: str):
-    """The control a player presses for ``move`` on the board of ``slug``."""
-    if slug == "last-bit-standing":
-        label = f"Append {move}"
-    elif slug == "bitwise-battle":
-        label = f"Add {move}"
-    elif slug in ("bit-flip", "bit-flip-divisor"):
-        parts = move.split()
-        label = f"Flip bit {move}" if len(parts) == 1 else f"Flip bits {parts[0]} and {parts[1]}"
-    else:
-        label = f"Remove {move}"
+    """The control a player presses for ``move`` on the board of ``slug``: found by the
+    accessible name its game's presenter gives it."""
+    label = presenter_for(get_game(slug)).label(move)
     return page.get_by_role("button", name=re.compile("^" + re.escape(label) + r"( \(hint.*\))?$"))
+
+
+def open_typed(page: Page) -> None:
+    """Open the "Or type it" disclosure of the board (closed by default)."""
+    page.locator("details.typed-move summary").click()
+    expect(page.locator("#typed-move")).to_be_visible()
 
 
 def play(page: Page, slug: str, move: str) -> None:

@@ -6,11 +6,15 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Match
+from games.presenters import presenter_for
+from games.rules import get_game
 from tests.browser.helpers import (
     SCRIPTS,
     create_match,
     join,
     move_button,
+    open_typed,
+    play,
     status,
     wait_for_ply,
     wait_for_socket,
@@ -122,6 +126,7 @@ def test_a_whole_match_without_javascript(live_server_url, new_page, artifacts):
     assert page.locator("html").get_attribute("data-live") is None  # no script ran
     move_button(page, slug, moves[0]).click()
     # A typed illegal move is refused with a clear message, and changes nothing.
+    open_typed(page)  # a disclosure, closed by default: native, no script needed
     page.fill("#typed-move", "4")
     page.get_by_role("button", name="Play").click()
     expect(page.locator(".flash")).to_contain_text("4 is neither a divisor nor a multiple of 3")
@@ -140,6 +145,7 @@ def test_refusals_and_stale_boards_in_the_browser(live_server_url, new_page):
     url = create_match(page, live_server_url, "bit-flip", opponent="hotseat")
     wait_for_socket(page)
     notice = page.locator("#notice")
+    open_typed(page)
     page.fill("#typed-move", "1 3")
     page.get_by_role("button", name="Play").click()
     expect(notice).to_contain_text("Bits 1 and 3 are not adjacent")
@@ -173,3 +179,25 @@ def test_refusals_and_stale_boards_in_the_browser(live_server_url, new_page):
         "Failed to load resource: the server responded with a status of 422 (Unknown Status)",
         "Failed to load resource: the server responded with a status of 409 (Conflict)",
     ]
+
+
+@pytest.mark.parametrize("slug", list(SCRIPTS))
+def test_the_last_move_is_marked_described_and_announced(live_server_url, new_page, slug):
+    moves, _ = SCRIPTS[slug]
+    page = new_page()
+    create_match(page, live_server_url, slug, opponent="hotseat", name="Ada", opponent_name="Bob")
+    wait_for_socket(page)
+    board = page.locator("#board")
+    expect(board).to_have_attribute("data-last-move", "")
+    expect(page.locator("#last-move")).to_be_empty()
+    play(page, slug, moves[0])
+    play(page, slug, moves[1])
+    game = get_game(slug)
+    after = game.play(game.play(game.start(), moves[0]), moves[1])
+    said = "Player 2 (Bob) " + presenter_for(game).describe(moves[1], after)
+    expect(board).to_have_attribute("data-last-move", said)
+    # The live region outside the board, updated out of band, says it to screen readers.
+    expect(page.locator("#last-move")).to_have_text(f"Last move: {said}.")
+    assert page.locator("#last-move").get_attribute("aria-live") == "polite"
+    expect(page.locator("#history li").last).to_have_text(said)
+    expect(board.locator(".last").first).to_be_visible()

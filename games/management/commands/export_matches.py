@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from games import review
 from games.models import Match
-from games.rules import GAMES
+from games.rules import all_games
 
 
 def _day(value: str) -> date:
@@ -38,7 +38,7 @@ class Command(BaseCommand):
     def handle(self, *args, game=None, status=None, since=None, until=None, output=None, **opts):
         matches = Match.objects.order_by("created_at", "pk")
         if game:
-            slugs = [g.slug for g in GAMES]
+            slugs = [g.slug for g in all_games()]
             if game not in slugs:
                 raise CommandError(f"No game {game!r}; the games are: {', '.join(slugs)}.")
             matches = matches.filter(game=game)

@@ -1,0 +1,70 @@
+"""Last Bit Standing: a binary number that grows by one bit a turn."""
+
+from __future__ import annotations
+
+from games.rules.last_bit_standing import LastBitPosition
+
+from . import register
+from .base import Display, Fact, Presenter
+
+END = "end"  # the cell a move touches: the number's last bit
+
+
+class LastBitStandingDisplay(Display):
+    prompt_line = "Choose a bit to append (0 or 1):"
+    input_prompt = ""
+
+    @staticmethod
+    def number(pos) -> str:
+        return f"{pos.binary} (Decimal: {pos.decimal})"
+
+    def welcome(self, pos):
+        return [
+            "Welcome to Last Bit Standing!",
+            "Append 0 or 1 to the number; whoever makes a multiple of 3 loses.",
+            "",
+        ]
+
+    def turn(self, pos):
+        return [f"Current Binary Number: {self.number(pos)}", f"Player {pos.to_move}'s Turn:"]
+
+    def moved(self, before, move, after, who):
+        if after.result is None:
+            return [""]  # the next turn shows the new number
+        return [
+            f"New Binary Number: {self.number(after)}",
+            "Invalid move! The number is divisible by 3.",
+            f"Player {before.to_move} loses the game.",
+            "",
+        ]
+
+    def winner(self, pos):
+        return [f"Congratulations, Player {pos.result.winner} wins!"]
+
+
+@register
+class LastBitStandingPresenter(Presenter):
+    slug = "last-bit-standing"
+    verb = "Append"
+    verb_past = "appended"
+    display_class = LastBitStandingDisplay
+
+    def facts(self, pos: LastBitPosition) -> list[Fact]:
+        return [
+            Fact("Decimal", pos.decimal, "decimal"),
+            Fact("Length", f"{pos.length:,} bit{'' if pos.length == 1 else 's'}", "length"),
+        ]
+
+    def describe(self, move, after=None):
+        if after is None or not after.complete:
+            return f"appended {move}"
+        return f"appended {move}: {after.binary} = {after.decimal}"
+
+    def touched(self, move, after=None):
+        return frozenset({END})
+
+    def key_for(self, move):
+        return move
+
+    def keys(self, pos):
+        return [("0", "append 0"), ("1", "append 1")]
