@@ -159,6 +159,8 @@ def strip_label(match: Match, strip: review.Strip) -> str:
 
 def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
     """What templates/games/replay.html draws for the strip."""
+    # A few plies get bars with gaps between them; many plies one unbroken band.
+    gap = 1 if len(strip.cells) <= 60 else 0
     cells = []
     for i, cell in enumerate(strip.cells):
         y, height = BARS[cell.winner]
@@ -172,7 +174,7 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
                 "ply": cell.ply,
                 "href": f"{replay_url}?ply={cell.ply}",
                 "x": i * CELL,
-                "bar_x": i * CELL + 1,
+                "bar_x": i * CELL + gap,
                 "y": y,
                 "height": height,
                 "classes": " ".join(classes),
@@ -187,7 +189,7 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
         "height": HEIGHT,
         "middle": BARS[2][0],
         "cell": CELL,
-        "bar": CELL - 2,
+        "bar": CELL - 2 * gap,
         "mark": MARK,
         "mark_y": HEIGHT - MARK,
         "label": strip_label(match, strip),
