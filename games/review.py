@@ -26,7 +26,10 @@ from games.rules import Analysis, IllegalMove, MoveVerdict, Position
 # The summary judges at most this many moves: all of a shorter match, the last
 # ones of a longer match (where it was decided). The replay page says so.
 SUMMARY_LIMIT = 5_000
-# The move list shows this many plies either side of the one shown.
+# A match of up to this many plies lists every move, and its strip draws every ply.
+FULL = 200
+# Beyond FULL plies the move list shows this many plies either side of the one shown,
+# and the strip draws FULL + 1 plies around it.
 WINDOW = 8
 FORMAT = "bitsite-match/1"
 
@@ -210,28 +213,109 @@ def position_text(game, pos: Position) -> str:
     return presenter_for(game).position_text(pos)
 
 
+# ---- the strip: the game in a picture ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One ply of the strip: who could force a win after it, and whether it was a blunder."""
+
+    ply: int
+    player: int | None  # who made the move that led here (None at ply 0)
+    move: str  # that move as logged ("" at ply 0)
+    winner: int | None  # who can force a win in the position (analysis.winner)
+    blunder: bool  # the move's verdict says so (the one definition: MoveVerdict.blunder)
+    current: bool  # the ply shown
+
+
+@dataclass(frozen=True)
+class Strip:
+    cells: tuple[Cell, ...]
+    last_ply: int  # the match's last ply (the strip may draw only some of them)
+
+    @property
+    def first(self) -> int:
+        return self.cells[0].ply if self.cells else 0
+
+    @property
+    def last(self) -> int:
+        return self.cells[-1].ply if self.cells else 0
+
+    @property
+    def partial(self) -> bool:
+        return self.first > 0 or self.last < self.last_ply
+
+    def runs(self) -> list[tuple[int | None, int, int]]:
+        """Consecutive cells with the same winner: (winner, first ply, last ply)."""
+        runs: list[tuple[int | None, int, int]] = []
+        for cell in self.cells:
+            if runs and runs[-1][0] == cell.winner:
+                runs[-1] = (cell.winner, runs[-1][1], cell.ply)
+            else:
+                runs.append((cell.winner, cell.ply, cell.ply))
+        return runs
+
+
+def listed_plies(last_ply: int, ply: int, window: int = WINDOW) -> range:
+    """The plies the move list shows: all of them up to FULL, else a window around ``ply``."""
+    if last_ply <= FULL:
+        return range(last_ply + 1)
+    return range(max(0, ply - window), min(last_ply, ply + window) + 1)
+
+
+def strip_plies(last_ply: int, ply: int) -> range:
+    """The plies the strip draws: all of them up to FULL, else FULL + 1 around ``ply``."""
+    if last_ply <= FULL:
+        return range(last_ply + 1)
+    first = min(max(0, ply - FULL // 2), last_ply - FULL)
+    return range(first, first + FULL + 1)
+
+
+def strip(frames: Iterable[Frame], current: int, last_ply: int) -> Strip:
+    """The strip's cells for consecutive ``frames``, straight from their analysis and verdicts."""
+    return Strip(
+        cells=tuple(
+            Cell(
+                ply=frame.ply,
+                player=frame.move.player if frame.move else None,
+                move=frame.move.text if frame.move else "",
+                winner=frame.analysis.winner,
+                blunder=bool(frame.verdict and frame.verdict.blunder),
+                current=frame.ply == current,
+            )
+            for frame in frames
+        ),
+        last_ply=last_ply,
+    )
+
+
 @dataclass(frozen=True)
 class Review:
     """What the replay page shows at one ply."""
 
     frame: Frame  # the ply shown
-    window: list[Frame]  # the moves listed around it
+    window: list[Frame]  # the moves listed: every ply up to FULL, else a window around it
     summary: Summary
     last_ply: int
+    strip: Strip
 
 
 def review(match: Match, ply: int, window: int = WINDOW) -> Review:
     """The replay at ``ply`` (clamped to the match): one replay of the log, analysed only
-    for the listed window and the summary."""
+    for the listed plies, the strip and the summary."""
     ply = min(max(ply, 0), match.ply)
-    shown = range(max(0, ply - window), min(match.ply, ply + window) + 1)
+    shown = listed_plies(match.ply, ply, window)
+    drawn = strip_plies(match.ply, ply)
     judged = summary_plies(match)
-    frames = {frame.ply: frame for frame in replay_frames(match, set(shown) | set(judged))}
+    frames = {
+        frame.ply: frame for frame in replay_frames(match, set(shown) | set(drawn) | set(judged))
+    }
     return Review(
         frame=frames[ply],
         window=[frames[p] for p in shown],
         summary=summarize(match, [frames[p] for p in judged]),
         last_ply=match.ply,
+        strip=strip([frames[p] for p in drawn], ply, match.ply),
     )
 
 

@@ -78,8 +78,127 @@ def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:
     }
 
 
+def _jumps(ply: int, last: int, window: list) -> dict:
+    """Beyond review.FULL plies the list is a window: links to jump back and on."""
+    if not window:
+        return {"back": [], "on": []}
+    back, on = [], []
+    if window[0].ply > 0:
+        if ply - review.FULL > 0:
+            back.append((ply - review.FULL, f"{review.FULL} plies back"))
+        back.append((0, "the start"))
+    if window[-1].ply < last:
+        if ply + review.FULL < last:
+            on.append((ply + review.FULL, f"{review.FULL} plies on"))
+        on.append((last, "the end"))
+    return {"back": back, "on": on}
+
+
 def _winner_name(match: Match, winner: int | None) -> str:
     return match.player_name(winner) if winner else "nobody"
+
+
+# ---- the strip: the game in a picture ----------------------------------------------------
+# Server-drawn SVG, in viewBox units: each ply a CELL wide, stretched to the strip's width.
+# The bar above the middle line: Player 1 can force a win; below it: Player 2; a thin bar on
+# it: nobody. A mark in the bottom row: a blunder. Colours come from site.css classes.
+CELL = 10
+HEIGHT = 48
+BARS = {1: (3, 15), 2: (18, 15), None: (16, 4)}  # winner -> (y, height) of the bar
+MARK = 9  # the blunder marks' row at the bottom
+RUNS_SAID = 6  # the description names this many stretches, then counts the rest
+
+
+def _who(match: Match, winner: int | None) -> str:
+    return f"{match.player_name(winner)} can force a win" if winner else "nobody can force a win"
+
+
+def _cell_title(match: Match, cell: review.Cell) -> str:
+    after = _who(match, cell.winner)
+    if cell.player is None:
+        return f"The start: {after}."
+    blunder = ", a blunder" if cell.blunder else ""
+    return (
+        f"Move {cell.ply:,}: {match.player_name(cell.player)} played {cell.move}{blunder}."
+        f" Then {after}."
+    )
+
+
+def _stretch(first: int, last: int, end: int) -> str:
+    start = "the start" if first == 0 else f"move {first:,}"
+    if first == last:
+        return f"at {start}"
+    return f"from {start} to {'the end' if last == end else f'move {last:,}'}"
+
+
+def strip_label(match: Match, strip: review.Strip) -> str:
+    """The strip in words: who could force a win, stretch by stretch, and the blunders."""
+    where = (
+        f"Moves {strip.first:,} to {strip.last:,} of {strip.last_ply:,}"
+        if strip.partial
+        else "The whole game"
+    )
+    runs = strip.runs()
+    said = [
+        f"{match.player_name(w) if w else 'nobody'} {_stretch(a, b, strip.last_ply)}"
+        for w, a, b in runs[:RUNS_SAID]
+    ]
+    if len(runs) > RUNS_SAID:
+        said.append(f"and {len(runs) - RUNS_SAID:,} more changes")
+    blunders = [cell.ply for cell in strip.cells if cell.blunder]
+    if blunders:
+        listed = ", ".join(f"{ply:,}" for ply in blunders[:RUNS_SAID])
+        more = f" and {len(blunders) - RUNS_SAID:,} more" if len(blunders) > RUNS_SAID else ""
+        blunder_text = f"Blunders: move{'s' if len(blunders) > 1 else ''} {listed}{more}."
+    else:
+        blunder_text = "No blunders."
+    return (
+        f"{where} in a picture: who could force a win after each move: "
+        f"{'; '.join(said)}. {blunder_text}"
+    )
+
+
+def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
+    """What templates/games/replay.html draws for the strip."""
+    # A few plies get bars with gaps between them; many plies one unbroken band.
+    gap = 1 if len(strip.cells) <= 60 else 0
+    cells = []
+    for i, cell in enumerate(strip.cells):
+        y, height = BARS[cell.winner]
+        classes = [f"w{cell.winner or 0}"]
+        if cell.blunder:
+            classes.append("blunder")
+        if cell.current:
+            classes.append("now")
+        cells.append(
+            {
+                "ply": cell.ply,
+                "href": f"{replay_url}?ply={cell.ply}",
+                "x": i * CELL,
+                "bar_x": i * CELL + gap,
+                "y": y,
+                "height": height,
+                "classes": " ".join(classes),
+                "blunder": cell.blunder,
+                "current": cell.current,
+                "title": _cell_title(match, cell),
+            }
+        )
+    return {
+        "cells": cells,
+        "width": len(cells) * CELL,
+        "height": HEIGHT,
+        "middle": BARS[2][0],
+        "cell": CELL,
+        "bar": CELL - 2 * gap,
+        "mark": MARK,
+        "mark_y": HEIGHT - MARK,
+        "label": strip_label(match, strip),
+        "partial": strip.partial,
+        "first": strip.first,
+        "last": strip.last,
+        "players": [(1, match.player_name(1)), (2, match.player_name(2))],
+    }
 
 
 @require_GET
@@ -135,6 +254,8 @@ def replay(request, public_id):
             {"player": match.player_name(p), "count": summary.blunders[p]} for p in (1, 2)
         ],
         "reviewer": is_reviewer(request.user),
+        "strip": strip_context(match, seen.strip, reverse("replay", args=[match.public_id])),
+        "jumps": _jumps(frame.ply, last, seen.window),
     }
     partial = request.htmx and not request.htmx.history_restore_request
     template = "games/replay.html#replay" if partial else "games/replay.html"

@@ -213,6 +213,11 @@ def test_a_100000_move_match_replays_one_ply_at_a_time():
     assert "Ply <output" in html and ">50,000</output> of 100,001" in html
     listed = re.findall(r'<li value="(\d+)"', html)
     assert listed == [str(p) for p in range(50_000 - review.WINDOW, 50_000 + review.WINDOW + 1)]
+    # The strip draws FULL + 1 plies around the one shown, with the ply shown marked.
+    cells = strip_cells(html)
+    assert [c["ply"] for c in cells] == list(range(49_900, 50_101))
+    assert [c["ply"] for c in cells if c["now"]] == [50_000]
+    assert "Moves 49,900 to 50,100 of 100,001 in a picture" in html
     assert html.count('class="current"') == 1
     assert html.count('class="bit') == 0 and html.count('id="binary"') == 1  # one board
     # The summary is capped, says so, and still finds the losing bit at the end.
@@ -222,6 +227,10 @@ def test_a_100000_move_match_replays_one_ply_at_a_time():
     assert re.findall(r"<dd>(\d+)</dd>", blunders) == ["1", "0"]
     end = Client().get(url + "?ply=100001").content.decode()
     assert "loses at once: a blunder" in end
+    cells = strip_cells(end)
+    assert [c["ply"] for c in cells] == list(range(100_001 - review.FULL, 100_002))
+    assert [c["ply"] for c in cells if c["blunder"]] == [100_001]
+    assert cells[-1]["winner"] == 2 and {c["winner"] for c in cells[:-1]} == {None}
     assert "which is divisible by 3" in end
 
 
@@ -232,3 +241,155 @@ def test_a_cancelled_match_replays_its_empty_log():
     assert "No winner. Cancelled before an opponent joined." in html
     assert 'id="replay-next" aria-disabled="true"' in html
     assert re.findall(r'<li value="(\d+)"', html) == ["0"]
+
+
+# ---- every move listed, and the strip -------------------------------------------------
+
+
+def strip_cells(html: str) -> list[dict]:
+    """The strip's cells as drawn: ply, link, winner bar, blunder mark, current, title."""
+    svg = re.search(r'<svg class="strip".*?</svg>', html, re.S).group(0)
+    cells = []
+    for match in re.finditer(r"<a (.*?)>(.*?)</a>", svg, re.S):
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', match.group(1)))
+        classes = attrs["class"].split()
+        winner = {"w1": 1, "w2": 2, "w0": None}[classes[0]]
+        cells.append(
+            {
+                "ply": int(attrs["data-ply"]),
+                "href": attrs["href"],
+                "hx-get": attrs["hx-get"],
+                "winner": winner,
+                "blunder": "blunder" in classes,
+                "marked": 'class="mark"' in match.group(2),
+                "now": "now" in classes,
+                "current": attrs.get("aria-current") == "step",
+                "tabindex": attrs["tabindex"],
+                "title": re.search(r"<title>(.*?)</title>", match.group(2)).group(1),
+            }
+        )
+    return cells
+
+
+def listed_plies(html: str) -> list[int]:
+    return [int(p) for p in re.findall(r'<li value="(\d+)"', html)]
+
+
+def test_every_ply_of_an_11_ply_game_is_listed_and_drawn():
+    match = long_last_bit_match(10)  # 10 safe bits, then the losing one
+    assert match.ply == 11
+    url = f"/m/{match.public_id}/replay/"
+    for ply in (0, 5, 11):
+        html = Client().get(f"{url}?ply={ply}").content.decode()
+        assert listed_plies(html) == list(range(12))
+        assert "not listed" not in html
+        cells = strip_cells(html)
+        assert [c["ply"] for c in cells] == list(range(12))
+        assert [c["ply"] for c in cells if c["now"]] == [ply]
+        assert [c["ply"] for c in cells if c["current"]] == [ply]
+        assert [c["tabindex"] for c in cells].count("0") == 1  # one tab stop: the ply shown
+
+
+def test_every_ply_of_a_200_ply_game_is_listed_and_one_more_makes_a_window():
+    match = long_last_bit_match(200, lose=False)  # still in play: staff may replay it
+    assert match.ply == review.FULL == 200
+    url = f"/m/{match.public_id}/replay/"
+    html = logged_in(staff_user()).get(f"{url}?ply=100").content.decode()
+    assert listed_plies(html) == list(range(201))
+    assert "not listed" not in html
+    svg = re.search(r'<svg class="strip".*?</svg>', html, re.S).group(0)
+    assert len(strip_cells(html)) == 201
+    # Compact: no text drawn per cell but the <title>, a few short elements per ply.
+    assert "<text" not in svg and svg.count("<title>") == 201
+    assert len(svg) < 201 * 420, len(svg)
+
+    longer = long_last_bit_match(200)
+    assert longer.ply == 201 and longer.status == Match.Status.FINISHED
+    url = f"/m/{longer.public_id}/replay/"
+    html = Client().get(f"{url}?ply=100").content.decode()
+    assert listed_plies(html) == list(range(100 - review.WINDOW, 100 + review.WINDOW + 1))
+    earlier = re.search(r'<p class="hint" id="earlier">.*?</p>', html, re.S).group(0)
+    assert "92 earlier plies not listed" in earlier
+    assert re.findall(r'href="([^"]*)"', earlier) == [f"{url}?ply=0"]  # 200 back is the start
+    later = re.search(r'<p class="hint" id="later">.*?</p>', html, re.S).group(0)
+    assert "93 later plies not listed" in later
+    assert re.findall(r'href="([^"]*)"', later) == [f"{url}?ply=201"]
+    assert [c["ply"] for c in strip_cells(html)] == list(range(0, 201))
+    html = Client().get(f"{url}?ply=201").content.decode()
+    assert [c["ply"] for c in strip_cells(html)] == list(range(1, 202))
+
+
+def test_a_long_window_links_jump_back_and_on():
+    match = long_last_bit_match(1000)
+    url = f"/m/{match.public_id}/replay/"
+    html = Client().get(f"{url}?ply=500").content.decode()
+    earlier = re.search(r'<p class="hint" id="earlier">.*?</p>', html, re.S).group(0)
+    later = re.search(r'<p class="hint" id="later">.*?</p>', html, re.S).group(0)
+    assert re.findall(r'hx-get="([^"]*)">([^<]*)</a>', earlier) == [
+        (f"{url}?ply=300", "200 plies back"),
+        (f"{url}?ply=0", "the start"),
+    ]
+    assert re.findall(r'hx-get="([^"]*)">([^<]*)</a>', later) == [
+        (f"{url}?ply=700", "200 plies on"),
+        (f"{url}?ply=1001", "the end"),
+    ]
+    jumped = Client().get(f"{url}?ply=700").content.decode()
+    assert 'data-ply="700" data-last="1001"' in jumped
+
+
+@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
+def test_the_strip_agrees_with_the_analysis_and_the_verdicts(slug):
+    moves = seeded_moves(slug, 7)
+    match = played(slug, moves)
+    game = get_game(slug)
+    url = f"/m/{match.public_id}/replay/"
+    html = Client().get(f"{url}?ply=2").content.decode()
+    cells = strip_cells(html)
+    assert [c["ply"] for c in cells] == list(range(len(moves) + 1))
+    assert listed_plies(html) == list(range(len(moves) + 1))
+    pos = game.start(**match.options)
+    blunders = []
+    for cell, move in zip(cells, [None, *moves], strict=True):
+        if move is not None:
+            verdict = game.analyse(pos).verdict(move)
+            pos = game.play(pos, move)
+            if verdict.blunder:
+                blunders.append(cell["ply"])
+        assert cell["winner"] == game.analyse(pos).winner, (slug, cell["ply"])
+        assert cell["href"] == cell["hx-get"] == f"{url}?ply={cell['ply']}"
+        assert cell["blunder"] == cell["marked"]
+    assert [c["ply"] for c in cells if c["blunder"]] == blunders
+    # The one definition: the summary's blunders are the strip's marks.
+    summary = review.summarize(match, review.replay_frames(match))
+    assert tuple(blunders) == summary.blunder_plies
+
+
+def test_the_strip_of_the_known_blunder_and_its_words():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    url = f"/m/{match.public_id}/replay/"
+    html = Client().get(f"{url}?ply=1").content.decode()
+    cells = strip_cells(html)
+    assert [(c["ply"], c["winner"], c["blunder"]) for c in cells] == [
+        (0, 1, False),
+        (1, 1, False),
+        (2, 1, False),
+        (3, 2, True),
+        (4, 2, False),
+    ]
+    assert cells[0]["title"] == "The start: Player 1 (Ada) can force a win."
+    assert cells[3]["title"] == (
+        "Move 3: Player 1 (Ada) played 2, a blunder. Then Player 2 (Bob) can force a win."
+    )
+    label = re.search(r'<svg class="strip"[^>]*aria-label="([^"]*)"', html).group(1)
+    assert label == (
+        "The whole game in a picture: who could force a win after each move: "
+        "Player 1 (Ada) from the start to move 2; Player 2 (Bob) from move 3 to the end. "
+        "Blunders: move 3."
+    )
+    # Each cell's link is the replay at its ply: following one shows that ply.
+    jumped = Client().get(cells[3]["href"]).content.decode()
+    assert 'data-ply="3"' in jumped
+    assert [c["ply"] for c in strip_cells(jumped) if c["now"]] == [3]
+    # htmx gets the strip inside the partial it swaps.
+    partial = Client().get(cells[3]["href"], headers={"HX-Request": "true"}).content.decode()
+    assert [c["ply"] for c in strip_cells(partial) if c["now"]] == [3]

@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from games.review import WINDOW
-from tests.replays import BLUNDER_GAME, long_last_bit_match, played, staff_user
+from games.review import FULL, WINDOW
+from tests.replays import BLUNDER_GAME, long_last_bit_match, played, seeded_moves, staff_user
 
 pytestmark = pytest.mark.browser
 
@@ -21,6 +21,9 @@ def shown(page, ply: int) -> None:
     current = page.locator("#replay-moves li.current")
     expect(current).to_have_count(1)
     expect(current).to_have_attribute("value", str(ply))
+    now = page.locator("#strip a[aria-current=step]")  # the strip marks the same ply
+    expect(now).to_have_count(1)
+    expect(now).to_have_attribute("data-ply", str(ply))
 
 
 def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, artifacts):
@@ -106,9 +109,16 @@ def test_a_long_match_replays_a_window_at_a_time(live_server_url, new_page, arti
     page.goto(f"{live_server_url}/m/{match.public_id}/replay/?ply=10000")
     shown(page, 10_000)
     expect(page.locator("#replay-moves li")).to_have_count(2 * WINDOW + 1)
+    expect(page.locator("#strip a")).to_have_count(FULL + 1)
+    page.locator("#strip a[data-ply='10050']").click()  # the strip jumps within its plies
+    shown(page, 10_050)
+    page.locator("#earlier a", has_text="the start").click()
+    shown(page, 0)
+    page.go_back()
+    shown(page, 10_050)
+    page.locator("#later a", has_text=f"{FULL} plies on").click()
+    shown(page, 10_050 + FULL)
     expect(page.locator("#summary-cap")).to_contain_text("judges only the last 5,000")
-    page.keyboard.press("ArrowRight")
-    shown(page, 10_001)
     page.keyboard.press("End")
     shown(page, 20_001)
     expect(page.locator("#replay-verdict")).to_have_text("loses at once: a blunder")
@@ -144,3 +154,55 @@ def test_staff_find_a_match_in_the_admin_and_open_its_replay(live_server_url, ne
     page.keyboard.press("End")
     shown(page, 4)
     assert page.console_errors == []
+
+
+def test_clicking_the_strip_jumps_to_that_ply(live_server_url, new_page, artifacts):
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    url = f"{live_server_url}/m/{match.public_id}/replay/"
+    page = new_page()
+    page.goto(url)
+    shown(page, 0)
+    strip = page.locator("#strip")
+    expect(strip).to_have_attribute("aria-label", re.compile(r"^The whole game in a picture"))
+    expect(strip.locator("a")).to_have_count(5)
+    expect(strip.locator("a.blunder")).to_have_count(1)
+    expect(strip.locator("a.blunder")).to_have_attribute("data-ply", "3")
+    strip.locator("a[data-ply='3']").click()
+    shown(page, 3)
+    expect(page.locator("#replay-verdict")).to_have_text("throws away the win: a blunder")
+    expect(page.locator("#binary")).to_have_text("11100")
+    assert page.url.endswith("?ply=3")
+    # The arrow keys still step, and the strip follows.
+    page.keyboard.press("ArrowRight")
+    shown(page, 4)
+    page.locator("#strip a[data-ply='1']").click()
+    shown(page, 1)
+    page.go_back()
+    shown(page, 4)
+    page.screenshot(path="/tmp/replay-strip-light.png", full_page=True)
+    page.screenshot(path=str(artifacts / "replay-strip-light.png"), full_page=True)
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path="/tmp/replay-strip-dark.png", full_page=True)
+    page.screenshot(path=str(artifacts / "replay-strip-dark.png"), full_page=True)
+    assert page.console_errors == []
+
+    # Every ply of an 11-ply game is listed and drawn; without JavaScript the cells are links.
+    eleven = played("last-digit-standing", seeded_moves("last-digit-standing", 4))
+    plain = new_page(java_script_enabled=False)
+    plain.goto(f"{live_server_url}/m/{eleven.public_id}/replay/")
+    expect(plain.locator("#replay")).to_have_attribute("data-ply", "0")
+    last = eleven.ply
+    expect(plain.locator("#replay-moves li")).to_have_count(last + 1)
+    expect(plain.locator("#strip a")).to_have_count(last + 1)
+    plain.locator(f"#strip a[data-ply='{last - 1}']").click()
+    expect(plain.locator("#replay")).to_have_attribute("data-ply", str(last - 1))
+    expect(plain.locator("#replay-ply")).to_have_text(str(last - 1))
+    expect(plain.locator("#strip a[aria-current=step]")).to_have_attribute(
+        "data-ply", str(last - 1)
+    )
+
+    small = new_page(viewport={"width": 360, "height": 800})
+    small.goto(url + "?ply=3")
+    shown(small, 3)
+    assert small.evaluate("document.documentElement.scrollWidth") <= 360
+    small.screenshot(path="/tmp/replay-strip-360.png", full_page=True)
