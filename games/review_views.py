@@ -113,14 +113,14 @@ def _who(match: Match, winner: int | None) -> str:
     return f"{match.player_name(winner)} can force a win" if winner else "nobody can force a win"
 
 
-def _cell_title(match: Match, cell: review.Cell) -> str:
+def _cell_title(match: Match, cell: review.Cell, presenter) -> str:
     after = _who(match, cell.winner)
     if cell.player is None:
         return f"The start: {after}."
     blunder = ", a blunder" if cell.blunder else ""
     return (
-        f"Move {cell.ply:,}: {match.player_name(cell.player)} played {cell.move}{blunder}."
-        f" Then {after}."
+        f"Move {cell.ply:,}: {match.player_name(cell.player)} {presenter.describe(cell.move)}"
+        f"{blunder}. Then {after}."
     )
 
 
@@ -158,7 +158,7 @@ def strip_label(match: Match, strip: review.Strip) -> str:
     )
 
 
-def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
+def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter) -> dict:
     """What templates/games/replay.html draws for the strip."""
     # A few plies get bars with gaps between them; many plies one unbroken band.
     gap = 1 if len(strip.cells) <= 60 else 0
@@ -181,7 +181,7 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str) -> dict:
                 "classes": " ".join(classes),
                 "blunder": cell.blunder,
                 "current": cell.current,
-                "title": _cell_title(match, cell),
+                "title": _cell_title(match, cell, presenter),
             }
         )
     return {
@@ -254,7 +254,10 @@ def replay(request, public_id):
             {"player": match.player_name(p), "count": summary.blunders[p]} for p in (1, 2)
         ],
         "reviewer": is_reviewer(request.user),
-        "strip": strip_context(match, seen.strip, reverse("replay", args=[match.public_id])),
+        "strip": strip_context(
+            match, seen.strip, reverse("replay", args=[match.public_id]), presenter
+        ),
+        "best_moves": presenter.moves_text(frame.analysis.best_moves) if frame.analysis else "",
         "jumps": _jumps(frame.ply, last, seen.window),
     }
     partial = request.htmx and not request.htmx.history_restore_request

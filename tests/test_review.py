@@ -55,7 +55,7 @@ def test_the_replay_page_shows_the_blunder_and_the_summary():
     assert "Player 1 (Ada) <strong>flipped bit 2</strong>" in status
     assert "throws away the win: a blunder" in status
     assert "Player 2 (Bob) wins with perfect play, in 1 move." in html
-    assert 'Best move: <code class="move">4 5</code>' in html
+    assert "Best move: flip bits 4 and 5." in html
     # The board is the live board's own partial, at ply 3, with the bit just flipped marked.
     assert 'id="binary" role="img" aria-label="Bits, 1 to 5: 11100"' in html
     assert re.findall(r'<span class="bit one last" data-position="(\d+)"', html) == ["2"]
@@ -378,7 +378,7 @@ def test_the_strip_of_the_known_blunder_and_its_words():
     ]
     assert cells[0]["title"] == "The start: Player 1 (Ada) can force a win."
     assert cells[3]["title"] == (
-        "Move 3: Player 1 (Ada) played 2, a blunder. Then Player 2 (Bob) can force a win."
+        "Move 3: Player 1 (Ada) flipped bit 2, a blunder. Then Player 2 (Bob) can force a win."
     )
     label = re.search(r'<svg class="strip"[^>]*aria-label="([^"]*)"', html).group(1)
     assert label == (

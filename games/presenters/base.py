@@ -168,14 +168,18 @@ class Presenter:
     def sort(self, moves: Iterable[str]) -> list[str]:
         return numbers_sorted(moves)
 
+    def moves_text(self, moves: Iterable[str]) -> str:
+        """Moves in words, in order: "flip bit 4; flip bits 4 and 5"."""
+        return "; ".join(lower_first(self.label(move)) for move in self.sort(moves))
+
     def hint_text(self, moves: Iterable[str], safe: bool = False) -> str:
         """The hinted moves in words: "Winning moves: flip bit 4; flip bits 4 and 5"."""
-        phrases = [lower_first(self.label(move)) for move in self.sort(moves)]
-        if not phrases:
+        moves = list(moves)
+        if not moves:
             return ""
         kind = "Safe" if safe else "Winning"
-        noun = "move" if len(phrases) == 1 else "moves"
-        return f"{kind} {noun}: {'; '.join(phrases)}."
+        noun = "move" if len(moves) == 1 else "moves"
+        return f"{kind} {noun}: {self.moves_text(moves)}."
 
     # ---- keys ------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, 
     expect(page.locator("#replay-verdict")).to_have_text("keeps the win")
     page.keyboard.press("ArrowRight")
     shown(page, 2)
-    expect(page.locator("#best-moves")).to_contain_text("Best moves: 4, 5")
+    expect(page.locator("#best-moves")).to_contain_text("Best moves: flip bit 4; flip bit 5.")
     page.keyboard.press("ArrowRight")
     shown(page, 3)
     expect(page.locator("#binary .val")).to_have_text(list("11100"))
