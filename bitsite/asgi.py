@@ -19,6 +19,9 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from bitsite.origins import SameOriginValidator  # noqa: E402
 from bitsite.routing import websocket_urlpatterns  # noqa: E402
+from bitsite.wsdeflate import enable as enable_deflate  # noqa: E402
+
+enable_deflate()  # pushes compressed on the wire when daphne serves (bitsite/wsdeflate.py)
 
 application = ProtocolTypeRouter(
     {

@@ -1,0 +1,217 @@
+"""What a player downloads, counted in bytes on the wire from a real daphne server.
+
+- A first page load (the page and every stylesheet and script it names) stays under
+  40 KB gzipped, from a server set up as `make run` sets it up (static files collected,
+  so WhiteNoise serves them precompressed; pages gzipped by Django's GZipMiddleware).
+- A move's push to the opponent stays under 2 KB on the wire: a websocket client that
+  offers permessage-deflate, as browsers do, reads the frames raw and counts them.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import zlib
+from contextlib import closing
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from playwright.sync_api import expect
+
+from games.rules import GAMES
+from tests.browser.helpers import SCRIPTS, create_match, join, play, wait_for_ply
+from tests.factories import make_match
+from tests.servers import ROOT, DaphneServer, database_url, server_env
+
+pytestmark = pytest.mark.browser
+
+FIRST_LOAD_LIMIT = 40_000  # bytes, gzipped, the page and its assets
+PUSH_LIMIT = 2_000  # bytes on the wire, a move's push
+
+
+def fetch(base: str, path: str, cookie: str = "") -> tuple[int, bytes, dict]:
+    """GET ``path`` as a browser would (accepting gzip): status, the body's bytes as they
+    came over the wire (not decompressed), and the headers."""
+    parts = urlsplit(base)
+    with closing(http.client.HTTPConnection(parts.hostname, parts.port, timeout=20)) as conn:
+        headers = {"Accept-Encoding": "gzip, deflate, br", "Accept": "text/html,*/*"}
+        if cookie:
+            headers["Cookie"] = cookie
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read(), {k.lower(): v for k, v in response.getheaders()}
+
+
+def assets(html: str) -> list[str]:
+    """The stylesheets and scripts a page names (its icon is inline)."""
+    found = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
+    found += re.findall(r'<script src="([^"]+)"', html)
+    return found
+
+
+def seat_cookie(token: str) -> str:
+    """A session holding ``token``, as the cookie a browser holding that seat sends."""
+    from importlib import import_module
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store["token"] = token
+    store.save()
+    return f"{settings.SESSION_COOKIE_NAME}={store.session_key}"
+
+
+@pytest.fixture
+def made_like_make_run(transactional_db, tmp_path, request):
+    """A daphne server with the static files collected, as `make run` serves them."""
+    env = server_env(database_url(connection.settings_dict), DJANGO_STATIC_ROOT=str(tmp_path))
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    server = DaphneServer(env, name=request.node.name[:40]).start()
+    yield server.url
+    server.stop()
+
+
+def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
+    base = made_like_make_run
+    match, token1, _ = make_match("bit-flip", name="Ada", opponent="Bob")
+    pages = {
+        "home": ("/", ""),
+        "rules": (f"/games/{GAMES[0].slug}/", ""),
+        "a match, as its player": (match.get_absolute_url(), seat_cookie(token1)),
+        "a match, as a spectator": (match.get_absolute_url(), ""),
+    }
+    report = []
+    for name, (path, cookie) in pages.items():
+        status, body, headers = fetch(base, path, cookie)
+        assert status == 200, (name, status)
+        assert headers.get("content-encoding") == "gzip", (name, headers)
+        html = zlib.decompress(body, 16 + zlib.MAX_WBITS).decode()
+        total, parts = len(body), [f"page {len(body):,}"]
+        named = assets(html)
+        assert len(named) >= 4, named  # the stylesheet, htmx, its ws extension, site.js
+        for url in named:
+            status, asset, asset_headers = fetch(base, url)
+            assert status == 200, url
+            assert asset_headers.get("content-encoding") == "gzip", (url, asset_headers)
+            total += len(asset)
+            parts.append(f"{url.rsplit('/', 1)[-1]} {len(asset):,}")
+        report.append(f"{name}: {total:,} bytes ({', '.join(parts)})")
+        assert total < FIRST_LOAD_LIMIT, report[-1]
+    print("\n".join(report))
+
+
+class RawSocket:
+    """A websocket client that offers permessage-deflate and counts each frame's bytes as
+    they came over the wire (header and payload), then inflates them to check what came."""
+
+    def __init__(self, base: str, path: str, cookie: str):
+        parts = urlsplit(base)
+        self.sock = socket.create_connection((parts.hostname, parts.port), timeout=20)
+        key = base64.b64encode(os.urandom(16)).decode()
+        request = (
+            f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+            f"Origin: {base}\r\nCookie: {cookie}\r\n\r\n"
+        )
+        self.sock.sendall(request.encode())
+        self.file = self.sock.makefile("rb")
+        head = b""
+        while not head.endswith(b"\r\n\r\n"):
+            head += self.file.read(1)
+        self.handshake = head.decode("latin-1")
+        assert self.handshake.startswith("HTTP/1.1 101"), self.handshake
+        self.deflate = "permessage-deflate" in self.handshake.lower()
+        bits = re.search(r"server_max_window_bits=(\d+)", self.handshake)
+        self.inflater = zlib.decompressobj(-int(bits.group(1)) if bits else -15)
+        self.messages: list[tuple[int, str]] = []  # (bytes on the wire, text)
+        self.arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                wire, _, text = self._message()
+                with self.arrived:
+                    self.messages.append((wire, text))
+                    self.arrived.notify_all()
+        except (OSError, ValueError, EOFError):
+            return
+
+    def _frame(self):
+        b0, b1 = self.file.read(2)
+        length, wire = b1 & 0x7F, 2
+        if length == 126:
+            length, wire = int.from_bytes(self.file.read(2), "big"), wire + 2
+        elif length == 127:
+            length, wire = int.from_bytes(self.file.read(8), "big"), wire + 8
+        payload = self.file.read(length)
+        if len(payload) < length:
+            raise EOFError
+        return b0 & 0x80, b0 & 0x40, b0 & 0x0F, payload, wire + length
+
+    def _message(self):
+        fin, rsv1, opcode, payload, wire = self._frame()
+        if opcode == 8:
+            raise EOFError
+        while not fin:
+            fin, _, _, more, more_wire = self._frame()
+            payload, wire = payload + more, wire + more_wire
+        if rsv1:
+            payload = self.inflater.decompress(payload + b"\x00\x00\xff\xff")
+        return wire, bool(rsv1), payload.decode()
+
+    def wait_for(self, pattern: str, timeout: float = 10) -> tuple[int, str]:
+        """The first message (from the start) whose text matches ``pattern``."""
+        regex = re.compile(pattern)
+        with self.arrived:
+            found = self.arrived.wait_for(
+                lambda: next((m for m in self.messages if regex.search(m[1])), None),
+                timeout=timeout,
+            )
+        assert found, f"no message matched {pattern!r}: {[m[1][:80] for m in self.messages]}"
+        return next(m for m in self.messages if regex.search(m[1]))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
+def test_a_moves_push_stays_under_2_kb_on_the_wire(slug, live_server_url, new_page):
+    moves, _ = SCRIPTS[slug]
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, "Bob")
+    wait_for_ply(ada, 0)
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in bob.context.cookies())
+    match_id = urlsplit(url).path.strip("/").split("/")[-1]
+    raw = RawSocket(live_server_url, f"/ws/m/{match_id}/", cookie)
+    try:
+        assert raw.deflate, raw.handshake
+        raw.wait_for(r'id="board"[^>]*data-ply="0"')  # the snapshot
+        sizes = []
+        for ply, move in enumerate(moves[:-1], start=1):  # the last move ends the game
+            mover = ada if ply % 2 else bob
+            play(mover, slug, move)
+            wire, text = raw.wait_for(rf'id="board"[^>]*data-ply="{ply}"')
+            assert len(text.encode()) > wire  # it came compressed
+            sizes.append((wire, len(text.encode())))
+            wait_for_ply(ada if mover is bob else bob, ply)
+        assert sizes
+        worst = max(wire for wire, _ in sizes)
+        print(f"{slug}: a move's push on the wire / as text: {sizes}")
+        assert worst < PUSH_LIMIT, sizes
+        expect(bob.locator("#board")).to_have_attribute("data-ply", str(len(moves) - 1))
+    finally:
+        raw.close()
