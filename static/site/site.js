@@ -175,3 +175,169 @@
     if (button.getAttribute("aria-disabled") !== "true") button.click();
   });
 })();
+
+// The feel of a match: the last move (pop, sound, words for screen readers), focus kept on
+// the board across swaps, move keys, and the "?" list of keys. Hooks: #board[data-ply],
+// [data-last-move], .last, button[data-key], [role=group], [data-keys-help], #mute, #keys,
+// #keys-dialog, #announcer (templates/games/match.html and the board templates).
+(function () {
+  "use strict";
+  var store = { get: function (k) { try { return localStorage.getItem(k); } catch (e) { return null; } },
+                set: function (k, v) { try { localStorage.setItem(k, v); } catch (e) { /* private mode */ } } };
+  function board() { return document.getElementById("board"); }
+  function moveButtons(root) {
+    return Array.prototype.slice.call((root || board() || document).querySelectorAll("button[name=move]:not([disabled])"));
+  }
+
+  // Sound: a 90 ms blip made by the Web Audio API, muted by #mute or "m" (remembered).
+  var audio = null;
+  function muted() { return store.get("bitsite-muted") === "1"; }
+  function showMute() {
+    var button = document.getElementById("mute");
+    if (button) button.setAttribute("aria-pressed", muted() ? "true" : "false");
+  }
+  function toggleMute() { store.set("bitsite-muted", muted() ? "0" : "1"); showMute(); }
+  function blip() {
+    if (muted()) return;
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!Context) return;
+    try {
+      audio = audio || new Context();
+      if (audio.state === "suspended") audio.resume();
+      var t = audio.currentTime, osc = audio.createOscillator(), gain = audio.createGain();
+      osc.type = "triangle";
+      osc.frequency.setValueAtTime(660, t);
+      osc.frequency.exponentialRampToValueAtTime(440, t + 0.09);
+      gain.gain.setValueAtTime(0.0001, t);
+      gain.gain.exponentialRampToValueAtTime(0.2, t + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.09);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(t);
+      osc.stop(t + 0.1);
+      document.documentElement.setAttribute("data-sounds", String(1 + parseInt(document.documentElement.getAttribute("data-sounds") || "0", 10)));
+    } catch (e) { /* no sound is fine */ }
+  }
+
+  // Focus: what had it inside the board before a swap gets it back after (or its nearest).
+  // A page nobody has touched keeps its focus where it is.
+  var shown = null, ply = -1, focusWas = null, inBoard = false;
+  document.addEventListener("focusin", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
+  document.addEventListener("pointerdown", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
+  function remember() {
+    var el = document.activeElement, b = board();
+    focusWas = null;
+    if (!b || !el || !(b.contains(el) || (el === document.body && inBoard))) return;
+    focusWas = el === document.body || el === b ? { board: true } :
+      { id: el.id, name: el.getAttribute("name"), value: el.getAttribute("value"), key: el.getAttribute("data-key"),
+        start: el.selectionStart, end: el.selectionEnd };
+  }
+  function restore(b) {
+    var was = focusWas, now = document.activeElement, el = null;
+    focusWas = null;
+    if (!was || (now && now !== b && b.contains(now))) return; // htmx kept it (same id)
+    if (was.id) el = document.getElementById(was.id);
+    if (!el && was.name) el = moveButtons(b).filter(function (x) { return x.getAttribute("value") === was.value; })[0];
+    if (!el && was.key) el = b.querySelector('button[data-key="' + was.key + '"]');
+    if (!el && !was.board) el = moveButtons(b)[0];
+    el = el && b.contains(el) ? el : b;
+    el.focus({ preventScroll: true });
+    if (was.start != null && el.setSelectionRange) try { el.setSelectionRange(was.start, was.end); } catch (e) { /* not text */ }
+  }
+
+  function announce(b) {
+    var text = b.getAttribute("data-last-move"), out = document.getElementById("announcer");
+    if (out && text) out.textContent = text;
+  }
+
+  // Called after every swap and push: acts once per new #board.
+  function boardShown() {
+    var b = board();
+    if (!b || b === shown) return;
+    var first = shown === null, newPly = parseInt(b.getAttribute("data-ply") || "-1", 10);
+    shown = b;
+    b.setAttribute("tabindex", "-1");
+    if (!first) restore(b);
+    if (!first && newPly > ply) {
+      b.classList.add("moved");
+      blip();
+      announce(b);
+    }
+    ply = newPly;
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    boardShown();
+    showMute();
+    ["mute", "keys"].forEach(function (id) { var el = document.getElementById(id); if (el) el.hidden = false; });
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    if (e.detail.target && e.detail.target.id === "board") remember();
+  });
+  document.addEventListener("htmx:wsBeforeMessage", remember);
+  document.addEventListener("htmx:afterSwap", boardShown);
+  document.addEventListener("htmx:wsAfterMessage", boardShown);
+
+  // The "?" list: the general keys in the dialog, the game's own from the board.
+  function openKeys() {
+    var dialog = document.getElementById("keys-dialog");
+    if (!dialog || dialog.open) return;
+    var help = document.querySelector("#board [data-keys-help]"), slot = document.getElementById("keys-game");
+    if (help && slot) {
+      var copy = help.cloneNode(true);
+      copy.hidden = false;
+      copy.removeAttribute("data-keys-help");
+      slot.replaceChildren(copy);
+    }
+    dialog.showModal();
+  }
+  document.addEventListener("click", function (e) {
+    if (e.target.closest("#keys")) openKeys();
+    else if (e.target.closest("#mute")) toggleMute();
+  });
+
+  // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key.
+  var typed = "", timer = null;
+  function pressKey(button) {
+    typed = "";
+    clearTimeout(timer);
+    if (button) { button.focus(); button.click(); }
+  }
+  function digit(d) {
+    var buttons = moveButtons().filter(function (x) { return x.hasAttribute("data-key"); });
+    var find = function (prefix) {
+      return { exact: buttons.filter(function (x) { return x.getAttribute("data-key") === prefix; })[0],
+               longer: buttons.some(function (x) { var k = x.getAttribute("data-key"); return k.length > prefix.length && k.indexOf(prefix) === 0; }) };
+    };
+    var next = typed + d, found = find(next);
+    if (!found.exact && !found.longer) { next = d; found = find(d); }
+    clearTimeout(timer);
+    if (!found.exact && !found.longer) { typed = ""; return false; }
+    if (found.exact && !found.longer) { pressKey(found.exact); return true; }
+    typed = next;
+    timer = setTimeout(function () { pressKey(found.exact); }, 700);
+    return true;
+  }
+  var arrows = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1, Home: "first", End: "last" };
+  function rove(key) {
+    var el = document.activeElement, b = board();
+    if (!b || !el) return false;
+    if (el === b) { var first = moveButtons(b)[0]; if (first) first.focus(); return !!first; }
+    var group = b.contains(el) && el.matches("button") && el.closest("[role=group], form");
+    if (!group) return false;
+    var items = moveButtons(group), i = items.indexOf(el);
+    if (i < 0) return false;
+    var step = arrows[key];
+    i = step === "first" ? 0 : step === "last" ? items.length - 1 : (i + step + items.length) % items.length;
+    items[i].focus();
+    return true;
+  }
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.altKey || e.metaKey || e.defaultPrevented) return;
+    if (e.target.closest && e.target.closest("input, textarea, select, [contenteditable], dialog")) return;
+    var done = false;
+    if (e.key === "?") { openKeys(); done = !!document.getElementById("keys-dialog"); }
+    else if (e.key === "m" && document.getElementById("mute")) { toggleMute(); done = true; }
+    else if (/^[0-9]$/.test(e.key)) done = digit(e.key);
+    else if (e.key in arrows) done = rove(e.key);
+    if (done) e.preventDefault();
+  });
+})();

@@ -1,0 +1,245 @@
+"""How a match feels in Chromium: focus kept on the board, move keys, the keys list, the
+last move shown and heard (with a remembered mute), dark theme, and 360 px without sideways
+scrolling."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Match
+from tests.browser.helpers import (
+    SCRIPTS,
+    board_ply,
+    create_match,
+    join,
+    move_button,
+    play,
+    wait_for_ply,
+    wait_for_socket,
+)
+
+pytestmark = pytest.mark.browser
+
+LONG_NAME = "W" * 40  # one unbroken 40-character name: the worst case for layout
+FOCUS_IN_BOARD = "() => document.getElementById('board').contains(document.activeElement)"
+
+
+def focus_in_board(page) -> bool:
+    return page.evaluate(FOCUS_IN_BOARD)
+
+
+def moves_made():
+    return list(Match.objects.get().moves.values_list("text", flat=True))
+
+
+@pytest.mark.parametrize("slug", list(SCRIPTS))
+def test_focus_stays_on_the_board_after_a_click_and_after_a_push(live_server_url, new_page, slug):
+    moves, _ = SCRIPTS[slug]
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, name="Bob")
+    wait_for_socket(ada)
+    wait_for_socket(bob)
+    play(ada, slug, moves[0])
+    assert focus_in_board(ada)
+    wait_for_ply(bob, 1)
+    play(bob, slug, moves[1])  # pushed to Ada, whose focus was on her board
+    wait_for_ply(ada, 2)
+    assert focus_in_board(ada)
+    assert focus_in_board(bob)
+    # Her turn again: a move key works straight away (the board has the focus).
+    expect(ada.locator("#board button[name=move]").first).to_be_visible()
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+@pytest.mark.parametrize(
+    ("slug", "keys", "move"),
+    [
+        ("last-bit-standing", ["1"], "1"),
+        ("bitwise-battle", ["1"], "1"),
+        ("last-digit-standing", ["7"], "7"),
+        ("last-digit-standing", ["1", "2"], "12"),  # two digits make one number
+    ],
+)
+def test_move_keys(live_server_url, new_page, slug, keys, move):
+    """Depends on data-key on the move buttons (the helpers' contract)."""
+    page = new_page()
+    options = {"highest": 12} if move == "12" else None
+    create_match(page, live_server_url, slug, opponent="hotseat", options=options)
+    wait_for_socket(page)
+    for key in keys:
+        page.keyboard.press(key)
+    wait_for_ply(page, 1)
+    assert moves_made() == [move]
+    assert focus_in_board(page)
+    if slug == "last-digit-standing" and move == "7":  # "1" waits for a second digit, then plays 1
+        page.keyboard.press("1")
+        wait_for_ply(page, 2)
+        assert moves_made() == ["7", "1"]
+
+
+@pytest.mark.parametrize("slug", ["bit-flip", "bit-flip-divisor"])
+def test_arrows_and_enter_pick_a_bit(live_server_url, new_page, slug):
+    page = new_page()
+    create_match(page, live_server_url, slug, opponent="hotseat")
+    wait_for_socket(page)
+    # Keys typed into a text box stay there.
+    page.focus("#typed-move")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("1")
+    expect(page.locator("#typed-move")).to_have_value("1")
+    page.fill("#typed-move", "")
+    assert board_ply(page) == 0
+    move_button(page, slug, "3").click()
+    wait_for_ply(page, 1)
+    # Bit 3 is gone from the moves: the focus went to the board's first move, bit 1.
+    assert page.evaluate("document.activeElement.value") == "1"
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.value") == "2"
+    page.keyboard.press("End")
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    wait_for_ply(page, 2)
+    assert moves_made() == ["3", "2"]
+    assert focus_in_board(page)
+
+
+def test_the_keys_list(live_server_url, new_page):
+    page = new_page()
+    create_match(page, live_server_url, "last-bit-standing", opponent="hotseat")
+    wait_for_socket(page)
+    dialog = page.locator("#keys-dialog")
+    expect(dialog).to_be_hidden()
+    page.keyboard.press("?")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("Escape")
+    if page.locator("#board [data-keys-help]").count():  # the game's own keys (helper "present")
+        expect(page.locator("#keys-game dt").first).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    page.get_by_role("button", name="Keys (?)").click()
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Close").click()
+    expect(dialog).to_be_hidden()
+    assert page.console_errors == []
+
+
+def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
+    """.last and data-last-move come from helper "present"'s board markup."""
+    slug = "bit-flip"
+    page = new_page()
+    create_match(page, live_server_url, slug, opponent="hotseat")
+    wait_for_socket(page)
+    mute = page.locator("#mute")
+    expect(mute).to_have_attribute("aria-pressed", "false")
+    play(page, slug, "3")
+    expect(page.locator("#board .last").first).to_be_visible()
+    expect(page.locator("#board")).to_have_class(re.compile(r"\bmoved\b"))
+    expect(page.locator("html")).to_have_attribute("data-sounds", "1")
+    last_move = page.locator("#board").get_attribute("data-last-move")
+    assert last_move
+    expect(page.locator("#announcer")).to_have_text(last_move)
+    # "m" mutes; the choice survives a reload; a muted move makes no sound.
+    page.keyboard.press("m")
+    expect(mute).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    wait_for_socket(page)
+    play(page, slug, "5")
+    assert page.locator("html").get_attribute("data-sounds") is None
+    page.locator("#mute").click()
+    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
+    assert page.console_errors == []
+
+
+def test_mute_is_remembered(live_server_url, new_page):
+    page = new_page()
+    create_match(page, live_server_url, "last-digit-standing", opponent="hotseat")
+    mute = page.get_by_role("button", name="Mute (m)")
+    expect(mute).to_have_attribute("aria-pressed", "false")
+    mute.click()
+    expect(mute).to_have_attribute("aria-pressed", "true")
+    page.reload()
+    expect(page.get_by_role("button", name="Mute (m)")).to_have_attribute("aria-pressed", "true")
+
+
+def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
+    page = new_page()
+    page.emulate_media(reduced_motion="reduce")
+    create_match(page, live_server_url, "last-bit-standing", opponent="hotseat")
+    wait_for_socket(page)
+    play(page, "last-bit-standing", "0")
+    # A board re-sent with the same ply (a push after the answer) is not popped twice:
+    # mark it as a new move's board to read the styles.
+    page.evaluate("document.getElementById('board').classList.add('moved')")
+    newest = page.locator("#history li").last
+    assert newest.evaluate("el => getComputedStyle(el).animationName") == "none"
+    page.emulate_media(reduced_motion="no-preference")
+    assert newest.evaluate("el => getComputedStyle(el).animationName") == "glow"
+
+
+@pytest.mark.parametrize("slug", list(SCRIPTS))
+def test_360_px_with_long_names_does_not_scroll_sideways(
+    live_server_url, new_page, slug, artifacts
+):
+    moves, _ = SCRIPTS[slug]
+    page = new_page(viewport={"width": 360, "height": 780})
+    create_match(
+        page, live_server_url, slug, opponent="hotseat", name=LONG_NAME, opponent_name=LONG_NAME
+    )
+    wait_for_socket(page)
+    match_url = page.url
+    width = "document.documentElement.scrollWidth <= innerWidth"
+    for ply, move in enumerate(moves, start=1):
+        play(page, slug, move)
+        if ply == 2:
+            assert page.evaluate(width)
+            page.screenshot(path=str(artifacts / f"feel-360-{slug}.png"), full_page=True)
+    assert page.evaluate(width)  # finished
+    for path in ("/", f"/games/{slug}/", f"{match_url}replay/"):
+        page.goto(path if path.startswith("http") else live_server_url + path)
+        assert page.evaluate(width), path
+    assert page.console_errors == []
+
+
+def test_touch_targets_and_no_mid_word_breaks(live_server_url, new_page):
+    page = new_page(viewport={"width": 360, "height": 780})
+    create_match(page, live_server_url, "bitwise-battle", opponent="hotseat", name=LONG_NAME)
+    wait_for_socket(page)
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('main button, main .btn')]
+        .filter(el => el.offsetParent !== null)
+        .map(el => [el.textContent.trim(), el.getBoundingClientRect()])
+        .filter(([, r]) => r.width < 44 || r.height < 44).map(([t]) => t)"""
+    )
+    assert small == []
+    # The facts are prose: their words wrap whole.
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('.facts dd')]
+        .map(el => getComputedStyle(el).wordBreak).filter(w => w === 'break-all')"""
+    )
+    assert broken == []
+
+
+def test_dark_theme(live_server_url, new_page, artifacts):
+    page = new_page()
+    page.emulate_media(color_scheme="dark")
+    create_match(page, live_server_url, "bit-flip", opponent="hotseat")
+    wait_for_socket(page)
+    play(page, "bit-flip", "3")
+
+    def lightness(selector, prop="backgroundColor"):
+        rgb = page.eval_on_selector(selector, f"el => getComputedStyle(el).{prop}")
+        r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+        return (r * 299 + g * 587 + b * 114) / 1000
+
+    assert lightness("body") < 60
+    assert lightness(".panel") < 60
+    assert lightness("body", "color") > 180
+    page.screenshot(path=str(artifacts / "feel-dark.png"), full_page=True)
