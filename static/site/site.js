@@ -179,7 +179,7 @@
 // The feel of a match: the last move (pop, sound, words for screen readers), focus kept on
 // the board across swaps, move keys, and the "?" list of keys. Hooks: #board[data-ply],
 // [data-last-move], .last, button[data-key], [role=group], [data-keys-help], #mute, #keys,
-// #keys-dialog, #announcer (templates/games/match.html and the board templates).
+// #keys-dialog, #last-move (templates/games/match.html and the board templates).
 (function () {
   "use strict";
   var store = { get: function (k) { try { return localStorage.getItem(k); } catch (e) { return null; } },
@@ -244,9 +244,10 @@
     if (was.start != null && el.setSelectionRange) try { el.setSelectionRange(was.start, was.end); } catch (e) { /* not text */ }
   }
 
+  // Said once per new move (a push that only changes presence or a clock says nothing).
   function announce(b) {
-    var text = b.getAttribute("data-last-move"), out = document.getElementById("announcer");
-    if (out && text) out.textContent = text;
+    var text = b.getAttribute("data-last-move"), out = document.getElementById("last-move");
+    if (out && text) out.textContent = "Last move: " + text + ".";
   }
 
   // Called after every swap and push: acts once per new #board.

@@ -144,7 +144,7 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     expect(page.locator("html")).to_have_attribute("data-sounds", "1")
     last_move = page.locator("#board").get_attribute("data-last-move")
     assert last_move
-    expect(page.locator("#announcer")).to_have_text(last_move)
+    expect(page.locator("#last-move")).to_have_text(f"Last move: {last_move}.")
     # "m" mutes; the choice survives a reload; a muted move makes no sound.
     page.keyboard.press("m")
     expect(mute).to_have_attribute("aria-pressed", "true")
