@@ -223,7 +223,48 @@
   var shown = null, ply = -1, focusWas = null, inBoard = false;
   document.addEventListener("focusin", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
   document.addEventListener("pointerdown", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
-  function remember() {
+  // What a person was typing in the board, and the disclosures they opened, survive a
+  // swapped board: a push, or the answer to another form (htmx's hx-preserve lost the
+  // typed box when an answer and a push of the same board came one after the other).
+  var kept = null, sending = [];
+  function formIds(elt) {
+    var form = elt && elt.closest ? elt.closest("form") : null;
+    return form ? Array.prototype.map.call(form.querySelectorAll("input[id]"), function (x) { return x.id; }) : [];
+  }
+  // A form on its way (a move typed and sent) is done with, even if a push comes first.
+  document.addEventListener("htmx:beforeRequest", function (e) { sending = formIds(e.detail.elt); });
+  document.addEventListener("htmx:afterRequest", function () { sending = []; });
+  function keep(e) {
+    var b = board(), config = e && e.detail && e.detail.requestConfig;
+    var sent = sending.concat(formIds(config && config.elt));
+    kept = null;
+    if (!b) return;
+    kept = {};
+    b.querySelectorAll("input[type=text][id]").forEach(function (input) {
+      // What the answered form sent is done with (its board may have been replaced already).
+      if (input.value && sent.indexOf(input.id) < 0) kept[input.id] = input.value;
+    });
+  }
+  // A disclosure the person opened (or closed) stays so on every later board, including
+  // after boards that do not have it (the computer thinking, the opponent's turn).
+  var opened = {};
+  document.addEventListener("toggle", function (e) {
+    var d = e.target, b = board();
+    if (d.matches && d.matches("details[class]") && b && b.contains(d)) opened[d.className] = d.open;
+  }, true);
+  function refill(b) {
+    b.querySelectorAll("details[class]").forEach(function (d) {
+      if (d.className in opened) d.open = opened[d.className];
+    });
+    if (!kept) return;
+    Object.keys(kept).forEach(function (id) {
+      var input = document.getElementById(id);
+      if (input && b.contains(input) && !input.value) input.value = kept[id];
+    });
+    kept = null;
+  }
+  function remember(e) {
+    keep(e);
     var el = document.activeElement, b = board();
     focusWas = null;
     if (!b || !el || !(b.contains(el) || (el === document.body && inBoard))) return;
@@ -257,6 +298,7 @@
     var first = shown === null, newPly = parseInt(b.getAttribute("data-ply") || "-1", 10);
     shown = b;
     b.setAttribute("tabindex", "-1");
+    refill(b);
     if (!first) restore(b);
     if (!first && newPly > ply) {
       b.classList.add("moved");
@@ -271,7 +313,7 @@
     ["mute", "keys"].forEach(function (id) { var el = document.getElementById(id); if (el) el.hidden = false; });
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
-    if (e.detail.target && e.detail.target.id === "board") remember();
+    if (e.detail.target && e.detail.target.id === "board") remember(e);
   });
   document.addEventListener("htmx:wsBeforeMessage", remember);
   document.addEventListener("htmx:afterSwap", boardShown);

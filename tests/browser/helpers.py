@@ -74,8 +74,11 @@ def move_button(page: Page, slug: str, move: str):
 
 
 def open_typed(page: Page) -> None:
-    """Open the "Or type it" disclosure of the board (closed by default)."""
-    page.locator("details.typed-move summary").click()
+    """Open the "Or type it" disclosure of the board (closed by default; once opened, it
+    stays open across boards)."""
+    details = page.locator("details.typed-move")
+    if not details.evaluate("d => d.open"):
+        details.locator("summary").click()
     expect(page.locator("#typed-move")).to_be_visible()
 
 

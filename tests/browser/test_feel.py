@@ -16,7 +16,9 @@ from tests.browser.helpers import (
     create_match,
     join,
     move_button,
+    open_typed,
     play,
+    status,
     wait_for_ply,
     wait_for_socket,
 )
@@ -87,6 +89,7 @@ def test_arrows_and_enter_pick_a_bit(live_server_url, new_page, slug):
     create_match(page, live_server_url, slug, opponent="hotseat")
     wait_for_socket(page)
     # Keys typed into a text box stay there.
+    open_typed(page)
     page.focus("#typed-move")
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("1")
@@ -243,3 +246,28 @@ def test_dark_theme(live_server_url, new_page, artifacts):
     assert lightness(".panel") < 60
     assert lightness("body", "color") > 180
     page.screenshot(path=str(artifacts / "feel-dark.png"), full_page=True)
+
+
+@pytest.mark.parametrize("mode", ["hotseat", "computer"])
+def test_moves_typed_into_the_box_one_after_another(mode, live_server_url, new_page):
+    """The "Or type it" box stays on the board, move after move, whatever swaps it (the
+    answer to the move and the push of the same version)."""
+    slug = "last-bit-standing"
+    page = new_page()
+    create_match(page, live_server_url, slug, opponent=mode)
+    wait_for_socket(page)
+    for _ in range(4):
+        ply = board_ply(page)
+        expect(status(page)).to_contain_text(re.compile("your turn", re.I))
+        match = Match.objects.get()
+        pos = match.current
+        move = (match.rules.safe_moves(pos) or match.rules.legal_moves(pos))[0]
+        open_typed(page)
+        page.fill("#typed-move", move)
+        page.keyboard.press("Enter")
+        wait_for_ply(page, ply + (1 if mode == "hotseat" else 2))
+        if page.locator("#result").count():
+            break
+        expect(page.locator("#typed-move")).to_be_visible()  # the box stays open
+        expect(page.locator("#typed-move")).to_have_value("")
+    assert page.console_errors == []
