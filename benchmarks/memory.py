@@ -35,7 +35,7 @@ async def play_one(base: str, divisor: int, max_length: int, rng: random.Random)
             "bitwise-battle-level": "perfect",
         }
         headers = {"X-CSRFToken": token, "Origin": base}
-        async with http.post(f"{base}/games/bitwise-battle/new", data=form, headers=headers) as r:
+        async with http.post(f"{base}/games/bitwise-battle/new/", data=form, headers=headers) as r:
             if r.status != 200 or "/m/" not in str(r.url):
                 raise RuntimeError(f"creating a match answered {r.status} at {r.url}")
             path = r.url.path

@@ -1,4 +1,11 @@
-"""The "New match" form of each game: its options (from the rules), who starts, the opponent."""
+"""The "New match" form of each game: its options (from the rules), who starts, the opponent.
+
+The new-match page shows the computer's level only when the opponent is the computer,
+and the clock only when it is not (CSS ``:has()`` on the checked opponent, so without
+JavaScript too). A hidden field still travels with the form, so what it hides is
+ignored here rather than refused: the level of a match between people, and the clock
+of a match against the computer.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,14 @@ TIME_CONTROLS = (
 )
 
 
+# The opponent, as the new-match page offers it (the values are Match.Mode's).
+OPPONENTS = [
+    (Match.Mode.FRIEND, "Play a friend (send them a link)"),
+    (Match.Mode.COMPUTER, "Play the computer"),
+    (Match.Mode.HOTSEAT, "Pass and play on one device"),
+]
+
+
 class NewMatchForm(forms.Form):
     first = forms.ChoiceField(
         label="Who moves first",
@@ -25,7 +40,7 @@ class NewMatchForm(forms.Form):
     )
     opponent = forms.ChoiceField(
         label="Opponent",
-        choices=Match.Mode.choices,
+        choices=OPPONENTS,
         initial=Match.Mode.FRIEND,
         widget=forms.RadioSelect,
     )
@@ -33,6 +48,7 @@ class NewMatchForm(forms.Form):
         label="Computer level",
         choices=Match.LEVEL_CHOICES,
         initial="strong",
+        widget=forms.RadioSelect,
         required=False,
     )
     time_control = forms.ChoiceField(
@@ -101,8 +117,11 @@ class NewMatchForm(forms.Form):
             data["options"] = self.game.clean_options(options)
         except ValueError as error:
             raise forms.ValidationError(str(error)) from None
-        if data.get("opponent") == Match.Mode.COMPUTER and data.get("level") not in LEVELS:
-            self.add_error("level", "Choose the computer's level.")
+        if data.get("opponent") == Match.Mode.COMPUTER:
+            if data.get("level") not in LEVELS:
+                self.add_error("level", "Choose the computer's level.")
+        else:
+            data["level"] = ""  # hidden for a match between people: ignored
         data["time_control"] = self._time_control(data)
         return data
 
@@ -111,8 +130,7 @@ class NewMatchForm(forms.Form):
         if choice == "none":
             return {}
         if data.get("opponent") == Match.Mode.COMPUTER:
-            self.add_error("time_control", "A clock is for a match between people.")
-            return {}
+            return {}  # hidden against the computer: no clock (the write path refuses one)
         if choice == "correspondence":
             return {"clock": Match.Clock.CORRESPONDENCE, "days": data.get("days") or 3}
         if choice == "custom":

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET
 from games import play, review
 from games.models import Match
 from games.presenters import presenter_for
+from games.rights import NothingToReplay, replay_refusal
 from games.rules import Verdict
 
 
@@ -32,8 +33,11 @@ def open_to(user, match: Match) -> bool:
     return match.status == Match.Status.FINISHED or is_reviewer(user)
 
 
-def _closed(request, match: Match):
-    return render(request, "games/replay_closed.html", {"match": match}, status=404)
+def _closed(request, match: Match, nothing: str = ""):
+    """No replay: the match is not over, or (``nothing``, the reason) it ended before
+    anything happened that a replay could show."""
+    context = {"match": match, "nothing": nothing, "game": match.rules}
+    return render(request, "games/replay_closed.html", context, status=404)
 
 
 def _ply(value: str | None) -> int:
@@ -206,6 +210,9 @@ def replay(request, public_id):
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
     if not open_to(request.user, match):
         return _closed(request, match)
+    refusal = replay_refusal(match)
+    if isinstance(refusal, NothingToReplay):
+        return _closed(request, match, nothing=refusal.message)
     seen = review.review(match, _ply(request.GET.get("ply")))
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
     game = match.rules

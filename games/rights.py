@@ -74,6 +74,12 @@ class Cancelled(Refused):
     default = "This match was cancelled before an opponent joined: start a new one."
 
 
+class NothingToReplay(Refused):
+    """The match ended before any move that a replay could show."""
+
+    default = "This match ended before anyone moved: there is nothing to replay."
+
+
 class NoHints(Refused):
     default = "Hints are for games on one device or against the computer."
 
@@ -192,6 +198,21 @@ def rematch_refusal(match: Match, seats) -> Refused | None:
     return None
 
 
+def replay_refusal(match: Match) -> Refused | None:
+    """A replay is of a finished match with something to show: not of one cancelled
+    before an opponent joined, nor of one aborted before its first move. (Whether a
+    match still in play may be replayed by staff is the replay view's business.)"""
+    if match.status != Match.Status.FINISHED:
+        return NotOver("This match is not over: its replay opens once the game is over.")
+    if match.ending == Match.Ending.CANCELLED:
+        return NothingToReplay(
+            "This match was cancelled before an opponent joined: there is nothing to replay."
+        )
+    if match.ply == 0:
+        return NothingToReplay()
+    return None
+
+
 def _playing_player(match: Match, seats, what: str) -> Refused | None:
     if match.status == Match.Status.FINISHED:
         return GameOver(f"The game is over. {match.result_text}".strip())
@@ -301,6 +322,9 @@ class Rights:
     withdraw_draw: bool
     abort: bool
     claim: bool  # may claim once the opponent is away long enough (the board shows when)
+    replay: bool  # the game is over and there is something to replay
+    new_game: bool  # the game is over: a link to start another of the same game
+    back_to_games: bool  # the game is over and this is one of its players: a link home
 
 
 def rights(match: Match, viewer: Viewer, *, to_move: int, now) -> Rights:
@@ -318,6 +342,9 @@ def rights(match: Match, viewer: Viewer, *, to_move: int, now) -> Rights:
         # Shown while they may become possible: a press too early is refused with the time left.
         abort=_none_or_too_early(abort_refusal(match, seats, now)),
         claim=claim_refusal(match, seats, float("inf"), 0) is None,
+        replay=replay_refusal(match) is None,
+        new_game=match.status == Match.Status.FINISHED,
+        back_to_games=match.status == Match.Status.FINISHED and bool(human_seats(match, seats)),
     )
 
 

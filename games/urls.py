@@ -9,7 +9,8 @@ from .review_views import export_json, replay
 urlpatterns = [
     path("", views.home, name="home"),
     path("games/<slug:slug>/", views.rules_page, name="rules"),
-    path("games/<slug:slug>/new", views.new_match, name="new_match"),
+    path("games/<slug:slug>/new/", views.new_match, name="new_match"),
+    path("games/<slug:slug>/new", views.old_new_match),  # where the form used to post
     path("m/<match:public_id>/", views.match_page, name="match"),
     path("m/<match:public_id>/join", views.join, name="join"),
     path("m/<match:public_id>/move", views.move, name="move"),

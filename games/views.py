@@ -11,9 +11,10 @@ from __future__ import annotations
 from functools import wraps
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET, require_POST
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import limits, play, rights
@@ -145,28 +146,27 @@ def _board(
 
 @require_GET
 def home(request):
-    return render(
-        request,
-        "games/home.html",
-        {"entries": [(game, NewMatchForm(game)) for game in GAMES]},
-    )
+    return render(request, "games/home.html", {"games": GAMES})
 
 
 @require_GET
 def rules_page(request, slug):
     game = _game_or_404(slug)
-    return render(request, "games/rules.html", _rules_context(game, NewMatchForm(game)))
-
-
-def _rules_context(game, form):
     start = game.start()
-    return {
-        "game": game,
-        "form": form,
-        "analysis": game.analyse(start),
-        "start": start,
-        "rules_template": f"games/rules/{game.slug}.html",
-    }
+    return render(
+        request,
+        "games/rules.html",
+        {
+            "game": game,
+            "analysis": game.analyse(start),
+            "start": start,
+            "rules_template": f"games/rules/{game.slug}.html",
+        },
+    )
+
+
+def _new_match_page(request, game, form, status: int = 200):
+    return render(request, "games/new_match.html", {"game": game, "form": form}, status=status)
 
 
 @require_GET
@@ -182,13 +182,30 @@ def match_page(request, public_id):
 # ---- actions ---------------------------------------------------------------------
 
 
-@require_POST
-@limited("create")
+@require_http_methods(["GET", "HEAD", "POST"])
 def new_match(request, slug):
+    """The new-match page of a game (GET), and the start of a match (POST)."""
     game = _game_or_404(slug)
+    if request.method == "POST":
+        return _create_match(request, game)
+    return _new_match_page(request, game, NewMatchForm(game))
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def old_new_match(request, slug):
+    """``/games/<slug>/new``, where the form used to post: a POST still starts a match,
+    anything else goes to the new-match page."""
+    game = _game_or_404(slug)
+    if request.method == "POST":
+        return _create_match(request, game)
+    return HttpResponsePermanentRedirect(reverse("new_match", args=[game.slug]))
+
+
+@limited("create")
+def _create_match(request, game):
     form = NewMatchForm(game, request.POST)
-    if not form.is_valid():
-        return render(request, "games/rules.html", _rules_context(game, form), status=400)
+    if not form.is_valid():  # the page again, with the errors (nothing was created)
+        return _new_match_page(request, game, form, status=400)
     data = form.cleaned_data
     match = play.create_match(
         game.slug,

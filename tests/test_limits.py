@@ -61,13 +61,13 @@ def test_the_per_address_limit_counts_every_browser_of_an_address():
     with override_settings(RATE_LIMITS=rates(create=("100/m", "3/m"))):
         for n in range(4):
             response = Client(REMOTE_ADDR=address).post(
-                "/games/bit-flip/new", form_data("bit-flip")
+                "/games/bit-flip/new/", form_data("bit-flip")
             )
             assert response.status_code == (303 if n < 3 else 429), n
         assert "Too fast" in response.content.decode()
         # Another address is not affected.
         response = Client(REMOTE_ADDR=an_address()).post(
-            "/games/bit-flip/new", form_data("bit-flip")
+            "/games/bit-flip/new/", form_data("bit-flip")
         )
         assert response.status_code == 303
     assert Match.objects.count() == 4

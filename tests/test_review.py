@@ -234,13 +234,16 @@ def test_a_100000_move_match_replays_one_ply_at_a_time():
     assert "which is divisible by 3" in end
 
 
-def test_a_cancelled_match_replays_its_empty_log():
+def test_a_cancelled_match_says_there_is_nothing_to_replay():
     match = played("bit-flip", joined=False, resign=True)  # cancelled before anyone joined
     assert (match.status, match.winner, match.ply) == (Match.Status.FINISHED, None, 0)
-    html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
-    assert "No winner. Cancelled before an opponent joined." in html
-    assert 'id="replay-next" aria-disabled="true"' in html
-    assert re.findall(r'<li value="(\d+)"', html) == ["0"]
+    response = Client().get(f"/m/{match.public_id}/replay/")
+    html = response.content.decode()
+    assert response.status_code == 404
+    assert "Nothing to replay" in html
+    assert "cancelled before an opponent joined: there is nothing to replay" in html
+    assert 'id="replay-next"' not in html and "<li value=" not in html  # no empty replay
+    assert 'href="/games/bit-flip/new/"' in html
 
 
 # ---- every move listed, and the strip -------------------------------------------------

@@ -26,15 +26,16 @@ def form_data(slug, **overrides):
     return data
 
 
-def test_home_lists_the_five_games_with_forms():
+def test_home_lists_the_five_games_with_their_links():
     response = Client().get("/")
     html = response.content.decode()
     assert response.status_code == 200
     for game in GAMES:
         assert game.title in html
         assert game.summary in html
-        assert f'action="/games/{game.slug}/new"' in html
+        assert f'href="/games/{game.slug}/new/"' in html
         assert f'href="/games/{game.slug}/"' in html
+    assert "<form" not in html.split("<main", 1)[1]  # the forms live on each game's page
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -62,7 +63,7 @@ def test_unknown_game_and_unknown_match_are_404_pages():
 @pytest.mark.parametrize("slug", SLUGS)
 def test_create_a_match_then_the_creator_sees_the_share_link(slug):
     client = Client()
-    response = client.post(f"/games/{slug}/new", form_data(slug, name="Ada"))
+    response = client.post(f"/games/{slug}/new/", form_data(slug, name="Ada"))
     assert response.status_code == 303
     match = Match.objects.get()
     assert response["Location"] == f"/m/{match.public_id}/"
@@ -80,12 +81,12 @@ def test_create_a_match_then_the_creator_sees_the_share_link(slug):
 def test_bad_options_show_the_form_again_with_a_clear_message():
     client = Client()
     response = client.post(
-        "/games/bit-flip-divisor/new", form_data("bit-flip-divisor", divisor="1")
+        "/games/bit-flip-divisor/new/", form_data("bit-flip-divisor", divisor="1")
     )
     assert response.status_code == 400
     assert "greater than or equal to 2" in response.content.decode()
     response = client.post(
-        "/games/bitwise-battle/new",
+        "/games/bitwise-battle/new/",
         form_data("bitwise-battle", condition="ones", target="30", max_length="20"),
     )
     assert response.status_code == 400
@@ -211,7 +212,7 @@ def test_csrf_applies_to_every_post():
     for action in ("move", "resign", "rematch", "hints", "join", "computer"):
         response = client.post(f"/m/{match.public_id}/{action}", {"move": "1", "ply": "0"})
         assert response.status_code == 403, action
-    response = client.post("/games/bit-flip/new", form_data("bit-flip"))
+    response = client.post("/games/bit-flip/new/", form_data("bit-flip"))
     assert response.status_code == 403
     assert Move.objects.count() == 0
     assert Match.objects.count() == 1
@@ -240,7 +241,7 @@ def test_spectators_see_the_board_without_controls():
 def test_computer_match_replies_and_hints_mark_winning_moves():
     client = Client()
     data = form_data("bit-flip", opponent="computer", level="perfect")
-    response = client.post("/games/bit-flip/new", data)
+    response = client.post("/games/bit-flip/new/", data)
     match = Match.objects.get()
     url = response["Location"]
     page = client.get(url).content.decode()
@@ -271,7 +272,7 @@ def test_hints_are_not_offered_between_friends():
 def test_computer_that_starts_moves_at_creation():
     client = Client()
     client.post(
-        "/games/last-digit-standing/new",
+        "/games/last-digit-standing/new/",
         form_data("last-digit-standing", opponent="computer", level="random", first="opponent"),
     )
     match = Match.objects.get()
@@ -282,7 +283,7 @@ def test_computer_that_starts_moves_at_creation():
 def test_hotseat_tells_whose_turn_it_is():
     client = Client()
     client.post(
-        "/games/bit-flip/new",
+        "/games/bit-flip/new/",
         form_data("bit-flip", opponent="hotseat", name="Ada", opponent_name="Bob"),
     )
     match = Match.objects.get()
@@ -355,7 +356,7 @@ def test_junk_move_data_never_500s_and_writes_nothing_illegal(slug, text, ply, e
 @given(data=st.dictionaries(st.text(max_size=20), st.text(max_size=30), max_size=6))
 def test_junk_new_match_data_never_500s(data):
     for slug in SLUGS:
-        response = Client().post(f"/games/{slug}/new", data)
+        response = Client().post(f"/games/{slug}/new/", data)
         assert response.status_code in (303, 400)
 
 

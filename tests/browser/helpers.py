@@ -39,14 +39,14 @@ def create_match(
     options=None,
     clock="",
 ) -> str:
-    """Fill the game's New match form on its rules page and start; returns the match URL."""
-    page.goto(f"{base}/games/{slug}/")
+    """Fill the game's new-match page and start; returns the match URL."""
+    page.goto(f"{base}/games/{slug}/new/")
     for option, value in (options or {}).items():
         page.fill(f"#id_{slug}-{option}", str(value))
     page.check(f"input[name='{slug}-opponent'][value='{opponent}']")
     page.check(f"input[name='{slug}-first'][value='{first}']")
     if level:
-        page.select_option(f"#id_{slug}-level", level)
+        page.check(f"input[name='{slug}-level'][value='{level}']")
     if name:
         page.fill(f"#id_{slug}-name", name)
     if opponent_name:
