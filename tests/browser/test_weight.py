@@ -88,6 +88,7 @@ def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
     pages = {
         "home": ("/", ""),
         "rules": (f"/games/{GAMES[0].slug}/", ""),
+        "new match": (f"/games/{GAMES[0].slug}/new/", ""),
         "a match, as its player": (match.get_absolute_url(), seat_cookie(token1)),
         "a match, as a spectator": (match.get_absolute_url(), ""),
     }
