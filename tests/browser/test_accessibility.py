@@ -29,13 +29,16 @@ def violations(page: Page) -> list[str]:
     found = AXE.run(page).response["violations"]
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at "
-        + "; ".join(
-            f"{' '.join(node['target'])} ({node.get('failureSummary', '').splitlines()[-1].strip()})"
-            for node in v["nodes"][:5]
-        )
+        + "; ".join(f"{' '.join(node['target'])} ({why(node)})" for node in v["nodes"][:5])
         for v in found
         if v["impact"] in SERIOUS
     ]
+
+
+def why(node: dict) -> str:
+    """axe's reason for one element, e.g. the colours and the contrast it measured."""
+    lines = node.get("failureSummary", "").strip().splitlines()
+    return lines[-1].strip() if lines else ""
 
 
 class Audit:
