@@ -140,6 +140,24 @@ def test_a_whole_match_without_javascript(live_server_url, new_page, artifacts):
     page.screenshot(path=str(artifacts / "no-javascript.png"), full_page=True)
 
 
+@pytest.mark.parametrize("slug", list(SCRIPTS))
+def test_every_game_plays_to_its_end_without_javascript(slug, live_server_url, new_page):
+    """Plain forms and full pages: the new-match page, every move, the end and its links."""
+    moves, winner = SCRIPTS[slug]
+    page = new_page(java_script_enabled=False)
+    create_match(page, live_server_url, slug, opponent="hotseat", name="Ada", opponent_name="Bob")
+    for ply, move in enumerate(moves, start=1):
+        move_button(page, slug, move).click()
+        expect(page.locator("#board")).to_have_attribute("data-ply", str(ply))
+    expect(status(page)).to_contain_text("wins")
+    match = Match.objects.get()
+    assert list(match.moves.values_list("text", flat=True)) == moves
+    assert match.winner == winner
+    expect(page.get_by_role("link", name="Replay")).to_be_visible()
+    page.get_by_role("link", name="Replay").click()
+    expect(page.locator("#replay")).to_be_visible()
+
+
 def test_refusals_and_stale_boards_in_the_browser(live_server_url, new_page):
     page = new_page()
     url = create_match(page, live_server_url, "bit-flip", opponent="hotseat")
