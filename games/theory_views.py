@@ -1,0 +1,45 @@
+"""The theory pages: why each game's perfect-play result holds, drawn from the rules.
+
+``/games/<slug>/theory/?option=value``: the options are the new-match form's, with
+its bounds; options that are not allowed get the page back with a plain message and
+a 400, never a 500. The picture and its numbers come from ``games.theory``.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from games import theory
+from games.rules import get_game
+
+
+def _fields(game, values: dict) -> list[dict]:
+    """The options form: each option with the value to show in its field."""
+    return [
+        {
+            "option": option,
+            "value": str(values.get(option.name, option.default)),
+            "id": f"theory-{option.name}",
+        }
+        for option in game.options
+    ]
+
+
+@require_GET
+def theory_page(request, slug):
+    try:
+        game = get_game(slug)
+    except KeyError:
+        raise Http404("There is no such game.") from None
+    if not theory.has_theory(game):
+        raise Http404("This game has no theory page.")
+    query = {name: request.GET.get(name, "") for name in request.GET}
+    try:
+        drawn = theory.theory_for(game, query)
+    except ValueError as error:
+        context = {"game": game, "error": str(error), "fields": _fields(game, query)}
+        return render(request, "games/theory.html", context, status=400)
+    context = {"game": game, "theory": drawn, "fields": _fields(game, drawn.options)}
+    return render(request, "games/theory.html", context)
