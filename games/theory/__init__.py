@@ -19,7 +19,7 @@ bounds are said on the page (``Theory.caps``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from games.rules import Game
