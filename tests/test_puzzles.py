@@ -360,3 +360,13 @@ def test_a_junk_session_record_is_read_as_a_fresh_one():
     assert client.get(url("bit-flip")).status_code == 200
     solve(client, "bit-flip", 1)
     assert record(client, "bit-flip")["streak"] == 1
+
+
+def test_without_its_file_a_game_generates_the_same_puzzles(tmp_path, monkeypatch):
+    committed = puzzles.puzzles_of("last-digit-standing")
+    monkeypatch.setattr(puzzles, "DATA", tmp_path)
+    puzzles.puzzles_of.cache_clear()
+    try:
+        assert puzzles.puzzles_of("last-digit-standing") == committed
+    finally:
+        puzzles.puzzles_of.cache_clear()
