@@ -59,6 +59,7 @@ class BitFlip(Game):
         ),
     )
     position_class = BitFlipPosition
+    puzzle_options = ({}, {"width": 12})
     move_hint = (
         "Enter the bit number to flip, or two adjacent bit numbers separated by a space "
         "(for example 3, or 4 5)."

@@ -51,6 +51,7 @@ class BitFlipDivisor(Game):
     )
     position_class = BitFlipDivisorPosition
     move_hint = "Select a bit to flip: a position from 1 to 8."
+    puzzle_options = ({}, {"divisor": 11}, {"divisor": 13})
 
     def initial(self, *, divisor: int) -> BitFlipDivisorPosition:
         return BitFlipDivisorPosition(divisor=divisor)

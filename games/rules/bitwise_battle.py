@@ -109,6 +109,11 @@ class BitwiseBattle(Game):
     )
     position_class = BitwiseBattlePosition
     move_hint = "Enter the bit to add: 0 or 1."
+    puzzle_options = (
+        {},
+        {"condition": "ones", "target": 4, "max_length": 9},
+        {"condition": "divisible", "target": 5, "max_length": 10},
+    )
 
     def check_options(self, options: dict) -> None:
         condition, target, length = options["condition"], options["target"], options["max_length"]

@@ -65,6 +65,7 @@ class LastDigitStanding(Game):
     )
     position_class = LastDigitPosition
     move_hint = "Enter a digit to remove."
+    puzzle_options = ({}, {"highest": 12})
 
     def initial(self, *, highest: int) -> LastDigitPosition:
         return LastDigitPosition(highest=highest, remaining=tuple(range(1, highest + 1)))

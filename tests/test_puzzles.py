@@ -1,0 +1,372 @@
+"""Puzzles: the rule, the committed files, the exact checking of answers, the defence played
+back, streaks in the session, and malformed posts refused."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import puzzles
+from games.puzzle_views import SESSION_KEY, record_of
+from games.rules import GAMES, get_game
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+ALL = [(game.slug, p) for game in GAMES for p in puzzles.puzzles_of(game.slug)]
+WITH_PUZZLES = [game.slug for game in GAMES if puzzles.puzzles_of(game.slug)]
+
+
+def ids(item):
+    slug, puzzle = item
+    return f"{slug}-{puzzle.n}"
+
+
+# ---- the rule and the files -------------------------------------------------------------
+
+
+def test_the_committed_files_are_what_the_generator_makes():
+    for game in GAMES:
+        made = puzzles.dumps(puzzles.document(game, puzzles.generate(game)))
+        committed = puzzles.path_for(game).read_text(encoding="utf-8")
+        assert committed == made, f"{game.slug}: run `python manage.py generate_puzzles`"
+        assert json.loads(committed)["seed"] == puzzles.SEED
+
+
+def test_generation_is_deterministic_and_depends_on_the_seed():
+    game = get_game("bit-flip")
+    first = puzzles.generate(game)
+    assert first == puzzles.generate(game)
+    assert first != puzzles.generate(game, seed=puzzles.SEED + 1)
+
+
+def test_every_game_with_a_forced_win_has_puzzles_and_none_over_the_limit():
+    for game in GAMES:
+        found = puzzles.puzzles_of(game.slug)
+        assert len(found) <= puzzles.LIMIT
+        assert [p.n for p in found] == list(range(1, len(found) + 1))
+    # Last Bit Standing never has a forced win: a safe bit always exists.
+    assert puzzles.puzzles_of("last-bit-standing") == ()
+    assert all(len(puzzles.puzzles_of(slug)) >= 40 for slug in WITH_PUZZLES)
+    assert len(WITH_PUZZLES) == 4
+
+
+def test_puzzles_are_distinct_positions_ordered_by_difficulty():
+    for slug in WITH_PUZZLES:
+        game = get_game(slug)
+        found = puzzles.puzzles_of(slug)
+        keys = [json.dumps(game.to_json(p.position()), sort_keys=True) for p in found]
+        assert len(set(keys)) == len(keys)
+        grades = [p.difficulty for p in found]
+        assert grades == sorted(grades)
+
+
+@pytest.mark.parametrize("item", ALL, ids=ids)
+def test_each_puzzle_meets_the_rule_and_its_grades_are_true(item):
+    slug, puzzle = item
+    game = get_game(slug)
+    pos = puzzle.position()
+    analysis = game.analyse(pos)
+    legal = game.legal_moves(pos)
+    winning = [m.move for m in analysis.moves if m.winner == pos.to_move]
+    assert analysis.winner == pos.to_move == puzzle.to_move
+    assert analysis.plies == puzzle.depth >= puzzles.MIN_DEPTH
+    assert 1 <= len(winning) < len(legal)
+    assert len(winning) <= max(1, len(legal) // 3)
+    assert (puzzle.legal, puzzle.winning) == (len(legal), len(winning))
+    assert puzzle.difficulty == puzzle.depth + len(legal) - len(winning)
+    assert puzzle.notation == game.notation(pos)
+
+
+@pytest.mark.parametrize("item", ALL, ids=ids)
+def test_the_accepted_moves_are_exactly_the_winning_moves(item):
+    slug, puzzle = item
+    game = get_game(slug)
+    pos = puzzle.position()
+    analysis = game.analyse(pos)
+    accepted = {m for m in game.legal_moves(pos) if puzzles.answer(game, pos, m).accepted}
+    assert accepted == set(analysis.winning_moves) == set(puzzles.accepted_moves(game, pos))
+    assert accepted == {m.move for m in analysis.moves if m.winner == pos.to_move}
+
+
+@pytest.mark.parametrize("item", ALL, ids=ids)
+def test_the_defence_played_back_is_a_best_one_and_the_win_comes_on_time(item):
+    slug, puzzle = item
+    game = get_game(slug)
+    pos = puzzle.position()
+    plies = 0
+    while True:
+        move = puzzles.accepted_moves(game, pos)[0]
+        reply = puzzles.answer(game, pos, move)
+        assert reply.accepted
+        plies += 1
+        if reply.defence is not None:
+            after = game.play(pos, move)
+            defence = game.analyse(after)
+            longest = max(m.plies for m in defence.moves)
+            assert defence.verdict(reply.defence).plies == longest == defence.plies
+            assert reply.defence in defence.best_moves
+            plies += 1
+        pos = reply.after
+        if reply.solved:
+            break
+        assert not pos.over
+    assert pos.result.winner == puzzle.to_move
+    # The first winning move listed is a fastest one only by chance, so: at least the depth.
+    assert plies >= puzzle.depth
+
+
+def test_a_wrong_answer_is_refused_and_nothing_is_played():
+    slug, puzzle = ALL[0]
+    game = get_game(slug)
+    pos = puzzle.position()
+    wrong = next(m for m in game.legal_moves(pos) if m not in puzzles.accepted_moves(game, pos))
+    reply = puzzles.answer(game, pos, wrong)
+    assert not reply.accepted and reply.after == pos and reply.defence is None
+
+
+def test_next_unseen_goes_round_and_skips_the_seen():
+    slug = "bit-flip"
+    count = len(puzzles.puzzles_of(slug))
+    assert puzzles.next_unseen(slug, [], 0).n == 1
+    assert puzzles.next_unseen(slug, [2, 3], 1).n == 4
+    assert puzzles.next_unseen(slug, [1], count).n == 2
+    assert puzzles.next_unseen(slug, range(1, count + 1), 5) is None
+
+
+# ---- the pages ----------------------------------------------------------------------------
+
+
+def url(slug, n=None):
+    return reverse("puzzles", args=[slug]) if n is None else reverse("puzzle", args=[slug, n])
+
+
+def record(client, slug):
+    return client.session.get(SESSION_KEY, {}).get(slug, {})
+
+
+def solve(client, slug, n, *, htmx=False):
+    """Play a winning move until solved; returns the last response."""
+    game = get_game(slug)
+    puzzle = puzzles.puzzle(slug, n)
+    pos = puzzle.position()
+    saved = record_of(client.session, slug)
+    made = saved["moves"] if saved["n"] == n else []
+    for move in made:  # go on from where the puzzle is
+        pos = game.play(pos, move)
+    at = len(made)
+    while True:
+        move = puzzles.accepted_moves(game, pos)[0]
+        extra = HTMX if htmx else {}
+        response = client.post(url(slug, n), {"move": move, "at": at}, **extra)
+        assert response.status_code == (200 if htmx else 303)
+        reply = puzzles.answer(game, pos, move)
+        pos = reply.after
+        at += 2 if reply.defence else 1
+        if reply.solved:
+            return response
+
+
+def fail(client, slug, n):
+    game = get_game(slug)
+    pos = puzzles.puzzle(slug, n).position()
+    wrong = next(m for m in game.legal_moves(pos) if m not in puzzles.accepted_moves(game, pos))
+    return client.post(url(slug, n), {"move": wrong, "at": 0}), wrong
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
+def test_the_list_and_the_first_puzzle_show(slug):
+    client = Client()
+    page = client.get(url(slug))
+    assert page.status_code == 200
+    if slug not in WITH_PUZZLES:
+        assert "has no puzzles" in page.content.decode()
+        assert client.get(url(slug, 1)).status_code == 400
+        return
+    text = page.content.decode()
+    assert f'href="{url(slug, 1)}"' in text
+    page = client.get(url(slug, 1))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "Find the winning move for Player" in text
+    game = get_game(slug)
+    pos = puzzles.puzzle(slug, 1).position()
+    buttons = re.findall(r'name="move" value="([^"]*)"', text)
+    assert sorted(buttons) == sorted(game.legal_moves(pos))
+    assert 'name="csrfmiddlewaretoken"' in text
+
+
+@pytest.mark.django_db
+def test_the_page_accepts_exactly_the_winning_moves():
+    for slug in WITH_PUZZLES:
+        for puzzle in puzzles.puzzles_of(slug)[:8]:
+            game = get_game(slug)
+            pos = puzzle.position()
+            for move in game.legal_moves(pos):
+                client = Client()
+                client.post(url(slug, puzzle.n), {"move": move, "at": 0})
+                state = record(client, slug)["state"]
+                won = move in game.analyse(pos).winning_moves
+                assert (state != "failed") == won, (slug, puzzle.n, move)
+
+
+@pytest.mark.django_db
+def test_solving_plays_the_defence_back_counts_the_streak_and_offers_the_next():
+    client = Client()
+    slug = "last-digit-standing"
+    puzzle = puzzles.puzzle(slug, 1)
+    game = get_game(slug)
+    pos = puzzle.position()
+    move = puzzles.accepted_moves(game, pos)[0]
+    reply = puzzles.answer(game, pos, move)
+    response = client.post(url(slug, 1), {"move": move, "at": 0}, **HTMX)
+    text = response.content.decode()
+    assert response.status_code == 200 and 'id="puzzle"' in text and "<html" not in text
+    assert record(client, slug)["moves"] == [move, reply.defence]
+    assert "Right!" in text
+    response = solve(client, slug, 1)
+    assert response["Location"] == url(slug, 1)
+    page = client.get(url(slug, 1)).content.decode()
+    assert "Solved!" in page
+    assert f'href="{url(slug, 2)}" id="next-puzzle"' in page
+    saved = record(client, slug)
+    assert (saved["streak"], saved["best"], saved["seen"]) == (1, 1, [1])
+
+
+@pytest.mark.django_db
+def test_a_streak_never_repeats_a_puzzle():
+    client = Client()
+    slug = "bit-flip-divisor"
+    offered = []
+    for _ in range(6):
+        start = client.get(url(slug)).content.decode()
+        n = int(re.search(r'id="start-puzzle">(?:Go on with puzzle|Puzzle) (\d+)<', start)[1])
+        offered.append(n)
+        solve(client, slug, n)
+    assert len(set(offered)) == len(offered) == 6
+    assert record(client, slug)["streak"] == 6
+    # Solving one of them again does not count twice.
+    client.post(url(slug, offered[0]), {"retry": "1"})
+    solve(client, slug, offered[0])
+    assert record(client, slug)["streak"] == 6
+    assert "does not count twice" in client.get(url(slug, offered[0])).content.decode()
+
+
+@pytest.mark.django_db
+def test_when_every_puzzle_is_solved_in_one_streak_a_new_one_starts_on_request():
+    client = Client()
+    slug = "bit-flip-divisor"
+    count = len(puzzles.puzzles_of(slug))
+    session = client.session
+    session[SESSION_KEY] = {
+        slug: {"streak": count, "best": count, "seen": list(range(1, count + 1))}
+    }
+    session.save()
+    page = client.get(url(slug)).content.decode()
+    assert "You solved all" in page
+    response = client.post(reverse("puzzles_new_streak", args=[slug]))
+    assert response.status_code == 303
+    saved = record(client, slug)
+    assert (saved["streak"], saved["best"], saved["seen"]) == (0, count, [])
+
+
+@pytest.mark.django_db
+def test_a_wrong_move_says_why_resets_the_streak_and_shows_the_winning_moves():
+    client = Client()
+    slug = "bit-flip"
+    solve(client, slug, 1)
+    solve(client, slug, 2)
+    assert record(client, slug)["streak"] == 2
+    response, wrong = fail(client, slug, 3)
+    assert response.status_code == 303
+    saved = record(client, slug)
+    assert (saved["streak"], saved["best"], saved["seen"], saved["state"]) == (0, 2, [], "failed")
+    page = client.get(url(slug, 3)).content.decode()
+    game = get_game(slug)
+    pos = puzzles.puzzle(slug, 3).position()
+    verdict = game.analyse(pos).verdict(wrong)
+    assert "Not winning:" in page
+    assert f"wins in {verdict.plies - 1} move" in page or "loses at once" in page
+    assert "The winning move" in page
+    assert 'id="next-puzzle"' in page
+    assert 'name="move"' not in page  # the puzzle is over: no more moves
+    # A move posted to the failed puzzle is stale: 400, nothing changes.
+    again = client.post(url(slug, 3), {"move": wrong, "at": 0})
+    assert again.status_code == 400
+    assert record(client, slug) == saved
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"move": "1"},
+        {"at": "0"},
+        {"move": "1", "at": "x"},
+        {"move": "1", "at": "-1"},
+        {"move": "1", "at": "5"},
+        {"move": "99", "at": "0"},
+        {"move": "", "at": "0"},
+        {"move": "x" * 5000, "at": "0"},
+        {"move": "<b>1</b>", "at": "0"},
+    ],
+)
+def test_malformed_posts_get_400_and_change_nothing(data):
+    client = Client()
+    slug = "bit-flip"
+    solve(client, slug, 1)
+    before = record(client, slug)
+    for extra in ({}, HTMX):
+        response = client.post(url(slug, 2), data, **extra)
+        assert response.status_code == 400
+        text = response.content.decode()
+        assert 'id="puzzle-message"' in text
+        assert "<b>1</b>" not in text
+        assert record(client, slug) == before
+
+
+@pytest.mark.django_db
+def test_unknown_puzzles_and_games():
+    client = Client()
+    for n in (0, 999, 10**30):
+        response = client.get(url("bit-flip", n))
+        assert response.status_code == 400
+        assert "has no puzzle" in response.content.decode()
+        assert client.post(url("bit-flip", n), {"move": "1", "at": "0"}).status_code == 400
+    assert client.get("/games/no-such-game/puzzles/").status_code == 404
+    assert client.get("/games/no-such-game/puzzles/1/").status_code == 404
+    assert client.get(url("bit-flip", 1) + "?x=1").status_code == 200
+    assert client.put(url("bit-flip", 1)).status_code == 405
+
+
+@pytest.mark.django_db
+def test_posts_need_the_csrf_token():
+    client = Client(enforce_csrf_checks=True)
+    assert client.post(url("bit-flip", 1), {"move": "1", "at": "0"}).status_code == 403
+    assert client.post(reverse("puzzles_new_streak", args=["bit-flip"])).status_code == 403
+
+
+@pytest.mark.django_db
+def test_a_junk_session_record_is_read_as_a_fresh_one():
+    client = Client()
+    session = client.session
+    session[SESSION_KEY] = {"bit-flip": {"streak": "x", "seen": "y", "moves": [1, None], "n": 1}}
+    session.save()
+    assert client.get(url("bit-flip", 1)).status_code == 200
+    assert client.get(url("bit-flip")).status_code == 200
+    solve(client, "bit-flip", 1)
+    assert record(client, "bit-flip")["streak"] == 1
+
+
+def test_without_its_file_a_game_generates_the_same_puzzles(tmp_path, monkeypatch):
+    committed = puzzles.puzzles_of("last-digit-standing")
+    monkeypatch.setattr(puzzles, "DATA", tmp_path)
+    puzzles.puzzles_of.cache_clear()
+    try:
+        assert puzzles.puzzles_of("last-digit-standing") == committed
+    finally:
+        puzzles.puzzles_of.cache_clear()
