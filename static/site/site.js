@@ -291,7 +291,9 @@
     if (out && text) out.textContent = "Last move: " + text + ".";
   }
 
-  // Called after every swap and push: acts once per new #board.
+  // Called after every swap and push: acts once per new #board. A move's answer and its
+  // push draw the same board twice: the second keeps the first's highlight (no second sound).
+  var movedAt = 0;
   function boardShown() {
     var b = board();
     if (!b || b === shown) return;
@@ -302,8 +304,11 @@
     if (!first) restore(b);
     if (!first && newPly > ply) {
       b.classList.add("moved");
+      movedAt = Date.now();
       blip();
       announce(b);
+    } else if (newPly === ply && Date.now() - movedAt < 1000) {
+      b.classList.add("moved");
     }
     ply = newPly;
   }
