@@ -4,6 +4,7 @@ from . import (
     converters,  # noqa: F401  (registers <match:...>)
     views,
 )
+from .analysis_views import analyse_match, analysis
 from .review_views import export_json, replay
 
 urlpatterns = [
@@ -25,4 +26,7 @@ urlpatterns = [
     path("m/<match:public_id>/claim", views.claim, name="claim"),
     path("m/<match:public_id>/replay/", replay, name="replay"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
+    # The analysis board (issue 14): the state in the query string, no writes.
+    path("games/<slug:slug>/analysis/", analysis, name="analysis"),
+    path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),
 ]
