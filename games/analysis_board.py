@@ -149,10 +149,14 @@ def parse(game: Game, query) -> State:
 
 
 def query(state: State, moves: Sequence[str] | None = None, ply: int | None = None) -> str:
-    """The query string of ``state`` (or of its options with another line and cursor):
-    options that differ from their defaults, the moves, and the ply unless it is the end."""
-    moves = state.moves if moves is None else tuple(moves)
-    ply = len(moves) if ply is None else ply
+    """The query string of ``state`` (or of its options with another line, whose cursor is
+    its end unless ``ply`` says otherwise): options that differ from their defaults, the
+    moves, and the ply unless it is the end."""
+    if moves is None:
+        moves, ply = state.moves, state.ply if ply is None else ply
+    else:
+        moves = tuple(moves)
+        ply = len(moves) if ply is None else ply
     pairs = [
         (opt.name, str(state.options[opt.name]))
         for opt in state.game.options
