@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlencode
 
@@ -66,6 +67,17 @@ class State:
     @property
     def position(self) -> Position:
         return self.positions[self.ply]
+
+    @cached_property
+    def options_query(self) -> str:
+        """The options that differ from their defaults, as a query string."""
+        return urlencode(
+            [
+                (opt.name, str(self.options[opt.name]))
+                for opt in self.game.options
+                if self.options[opt.name] != opt.default
+            ]
+        )
 
 
 def _quote(value: str) -> str:
@@ -157,21 +169,23 @@ def query(state: State, moves: Sequence[str] | None = None, ply: int | None = No
     else:
         moves = tuple(moves)
         ply = len(moves) if ply is None else ply
-    pairs = [
-        (opt.name, str(state.options[opt.name]))
-        for opt in state.game.options
-        if state.options[opt.name] != opt.default
-    ]
+    # The moves are canonical texts that passed _TOKEN (letters, digits, "-"): URL-safe.
+    parts = [state.options_query] if state.options_query else []
     if moves:
-        pairs.append((MOVES, SEPARATOR.join(move.replace(" ", SPACE) for move in moves)))
+        parts.append(f"{MOVES}={SEPARATOR.join(move.replace(' ', SPACE) for move in moves)}")
     if ply != len(moves):
-        pairs.append((PLY, str(ply)))
-    return urlencode(pairs, safe=SEPARATOR + SPACE)
+        parts.append(f"{PLY}={ply}")
+    return "&".join(parts)
+
+
+_paths: dict[str, str] = {}
 
 
 def url(state: State, moves: Sequence[str] | None = None, ply: int | None = None) -> str:
     """The analysis board's address for ``state`` (or another line and cursor of it)."""
-    base = reverse("analysis", args=[state.game.slug])
+    base = _paths.get(state.game.slug)
+    if base is None:  # reversed once per game and process
+        base = _paths[state.game.slug] = reverse("analysis", args=[state.game.slug])
     written = query(state, moves, ply)
     return f"{base}?{written}" if written else base
 
