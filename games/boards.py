@@ -78,6 +78,7 @@ ACTIONS = (
     "withdraw_draw",
     "abort",
     "claim",
+    "analyse_match",  # the analysis board from the end of a finished match (a GET)
 )
 _PLACEHOLDER = "__MATCH__ID__16_"  # a match id's form: 16 URL-safe characters
 _action_paths: dict[str, str] = {}

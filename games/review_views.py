@@ -59,13 +59,19 @@ def verdict_class(verdict) -> str:
 
 def value_text(match: Match, analysis) -> str:
     """Who wins this position with perfect play, and in how many moves."""
-    if analysis.winner is None:
-        return analysis.note or "Nobody can force a win."
-    name = match.player_name(analysis.winner)
-    if analysis.plies == 0:
+    return value_words(match.player_name, analysis.winner, analysis.plies, analysis.note)
+
+
+def value_words(name_of, winner: int | None, plies: int | None, note: str = "") -> str:
+    """The one wording of a value: ``name_of(player)`` names the winner (the replay's
+    names, or the analysis board's "Player 1")."""
+    if winner is None:
+        return note or "Nobody can force a win."
+    name = name_of(winner)
+    if plies == 0:
         return f"{name} has won."
-    moves = "move" if analysis.plies == 1 else "moves"
-    return f"{name} wins with perfect play, in {analysis.plies} {moves}."
+    moves = "move" if plies == 1 else "moves"
+    return f"{name} wins with perfect play, in {plies} {moves}."
 
 
 def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:

@@ -1,0 +1,117 @@
+"""The analysis board in Chromium: opened from a replay's ply, a line played by clicking,
+stepped back by key, at 360 px and without JavaScript; axe in both themes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import mark_page, was_not_reloaded
+from tests.browser.test_accessibility import Audit
+from tests.replays import BLUNDER_GAME, played
+
+pytestmark = pytest.mark.browser
+
+
+def shown(page, ply: int) -> None:
+    expect(page.locator("#analysis")).to_have_attribute("data-ply", str(ply))
+    current = page.locator("#analysis-line li.current")
+    expect(current).to_have_count(1)
+    expect(current).to_have_attribute("value", str(ply))
+
+
+def choice(page, move: str):
+    return page.locator(f"#analysis-moves li[data-move='{move}']")
+
+
+def test_analyse_from_a_replay_ply_and_play_a_line(live_server_url, new_page, artifacts):
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    page = new_page()
+    page.goto(f"{live_server_url}/m/{match.public_id}/replay/?ply=1")
+    page.locator("#analyse-here").click()
+    expect(page).to_have_url(re.compile(r"/games/bit-flip/analysis/\?width=5&moves=3$"))
+    shown(page, 1)
+    expect(page.locator("#analysis-turn")).to_have_text("Player 2 to move.")
+    expect(page.locator("#binary .val")).to_have_text(list("00100"))
+    expect(page.locator("#value-text")).to_have_text("Player 1 wins with perfect play, in 4 moves.")
+    # Player 1 took the middle: no move of Player 2's wins.
+    expect(choice(page, "1").locator(".verdict")).to_have_text("no winning move existed")
+    mark_page(page)
+
+    choice(page, "1").get_by_role("link", name="Flip bit 1").click()  # the line's first move
+    shown(page, 2)
+    expect(page).to_have_url(re.compile(r"moves=3\.1$"))
+    expect(page.locator("#analysis-turn")).to_have_text("Player 1 to move.")
+    expect(page.locator("#analysis-moves li").first).to_have_attribute("data-move", "4")
+    expect(choice(page, "4").locator(".verdict")).to_have_text("keeps the win")
+    expect(choice(page, "4").locator(".after")).to_have_text(
+        "Player 1 wins with perfect play, in 2 moves."
+    )
+    expect(choice(page, "2").locator(".verdict")).to_have_text("throws away the win")
+    expect(choice(page, "4 5").locator(".after")).to_have_text(
+        "Player 2 wins with perfect play, in 1 move."
+    )
+
+    choice(page, "2").get_by_role("link").click()  # the second move: the replay's blunder
+    shown(page, 3)
+    expect(page).to_have_url(re.compile(r"moves=3\.1\.2$"))
+    expect(page.locator("#binary .val")).to_have_text(list("11100"))
+    expect(page.locator("#value-text")).to_have_text("Player 2 wins with perfect play, in 1 move.")
+    expect(page.locator("#best-line li")).to_have_text(
+        [re.compile(r"Player 2 flipped bits 4 and 5")]
+    )
+
+    page.keyboard.press("ArrowLeft")  # the replay's keys step here too
+    shown(page, 2)
+    expect(page).to_have_url(re.compile(r"moves=3\.1\.2&ply=2$"))
+    expect(choice(page, "2").locator(".verdict")).to_have_text("throws away the win")
+    expect(choice(page, "2")).to_contain_text("the line's next move")
+    page.locator("#replay-next").click()
+    shown(page, 3)
+    page.locator("#best-line a").first.click()  # the best line plays on to the end
+    shown(page, 4)
+    expect(page.locator("#analysis-status")).to_contain_text(
+        "Player 2 flipped bits 4 and 5 and completed 11111."
+    )
+    assert was_not_reloaded(page)  # htmx swapped the analysis, no page load
+    page.go_back()
+    shown(page, 3)
+    page.screenshot(path=str(artifacts / "analysis-1100.png"), full_page=True)
+    assert page.console_errors == []
+
+
+def test_the_analysis_at_360_px_without_javascript_and_with_axe(
+    live_server_url, new_page, artifacts
+):
+    audit = Audit()
+    small = new_page(viewport={"width": 360, "height": 800})
+    for slug, query in (
+        ("bit-flip", "width=32&moves=16.3-4"),
+        ("bitwise-battle", "moves=1.0"),
+        ("last-bit-standing", "moves=0.1"),
+        ("bit-flip-divisor", "moves=8.7"),
+        ("last-digit-standing", "highest=20&moves=6.3"),
+    ):
+        small.goto(f"{live_server_url}/games/{slug}/analysis/?{query}")
+        shown(small, 2)
+        width = small.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, slug  # nothing sticks out sideways
+        audit(small, f"analysis of {slug} at 360 px")
+    small.screenshot(path=str(artifacts / "analysis-360.png"), full_page=True)
+    small.goto(f"{live_server_url}/games/bit-flip/analysis/?moves=99")
+    expect(small.locator("#refusal-message")).to_contain_text("Move 1 ('99') cannot be played")
+    audit(small, "a refused analysis")
+    audit.verify(at_least=12)
+    assert small.console_errors == [] or all("400" in e for e in small.console_errors)
+
+    plain = new_page(java_script_enabled=False)
+    plain.goto(f"{live_server_url}/games/last-digit-standing/analysis/")
+    shown(plain, 0)
+    plain.locator("#analysis-moves li[data-move='6'] a").click()
+    shown(plain, 1)
+    expect(plain.locator("#analysis-turn")).to_have_text("Player 2 to move.")
+    plain.locator("#replay-previous").click()
+    shown(plain, 0)
+    expect(plain).to_have_url(re.compile(r"moves=6&ply=0$"))
