@@ -9,6 +9,8 @@ the game comes from games.rules.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
@@ -22,10 +24,14 @@ from games.rights import Viewer, kinds, rights, shows_hints
 from games.rules import IllegalMove
 
 HISTORY_SHOWN = 40
-# The move list says what each move made ("appended 1: 1011 = 11") for a match up to
-# this long, from one replay of its log; beyond it, the positions before the last
-# are not replayed for every board, and the earlier moves are told without them.
+# The move list says what each move made ("appended 1: 1011 = 11"). A move's words are
+# made once, when it is the newest (from the stored position), and kept in this
+# process's memory: the log only grows, so they never change. Words this process has
+# not kept (after a restart, or made by another process) come from one replay of the
+# log while the match is at most DESCRIBED_PLIES long; beyond, those moves are told
+# without the position they made.
 DESCRIBED_PLIES = 300
+WORDS_KEPT = 50_000  # moves' words in memory, least recently used dropped first
 
 
 def session_token(session) -> str:
@@ -105,25 +111,58 @@ def presence_seats(match: Match) -> tuple[int, ...]:
     return tuple(seat for seat in (1, 2) if match.seat_secret_hash(seat))
 
 
+class _Kept(OrderedDict):
+    """A bounded map, least recently used dropped first."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def get_kept(self, key):
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def keep(self, key, value) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.size:
+            self.popitem(last=False)
+
+
+_words = _Kept(WORDS_KEPT)  # (match id, ply) -> (words, touched)
+_words_lock = threading.Lock()
+
+
 def recent_moves(match: Match) -> list[dict]:
     """The moves the board lists: the last HISTORY_SHOWN, oldest first, each in words
-    (one query; a second to replay a match up to DESCRIBED_PLIES long).
+    (one query; the words from memory, see DESCRIBED_PLIES).
     Numbers as text: the template would localize every one of them, on every board."""
     rows = list(match.moves.order_by("-ply").values_list("ply", "player", "text")[:HISTORY_SHOWN])
     rows.reverse()
     presenter = presenter_for(match.rules)
-    after = positions_after(match, [ply for ply, _, _ in rows])
+    with _words_lock:
+        told = {ply: _words.get_kept((match.public_id, ply)) for ply, _, _ in rows}
+    untold = [ply for ply, said in told.items() if said is None]
+    after = positions_after(match, untold) if untold else {}
     moves = []
     for ply, player, text in rows:
-        pos = after.get(ply)
+        said = told[ply]
+        if said is None:
+            pos = after.get(ply)
+            said = (presenter.describe(text, pos), presenter.touched(text, pos))
+            if pos is not None:  # told in full: keep it
+                with _words_lock:
+                    _words.keep((match.public_id, ply), said)
         moves.append(
             {
                 "ply": str(ply),
                 "player": str(player),
                 "name": match.player_name(player),
                 "text": text,
-                "words": presenter.describe(text, pos),
-                "touched": presenter.touched(text, pos),
+                "words": said[0],
+                "touched": said[1],
             }
         )
     return moves
@@ -138,7 +177,7 @@ def positions_after(match: Match, plies: list[int]) -> dict:
     found = {}
     if plies[-1] == match.ply:
         found[match.ply] = game.from_json(match.position)
-    if match.ply > DESCRIBED_PLIES:
+    if match.ply > DESCRIBED_PLIES or set(plies) <= found.keys():
         return found
     wanted = set(plies)
     pos = game.start(**match.options)
