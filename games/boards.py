@@ -72,6 +72,7 @@ class Scene:
 
 
 ACTIONS = (
+    "match",  # the share link
     "move",
     "join",
     "computer",
@@ -286,7 +287,7 @@ def board_context(
         "message": message,
         "message_level": message_level,
         # Pushes go to every page of the match: the link is made absolute by the page.
-        "share_url": share_url or match.get_absolute_url(),
+        "share_url": share_url or shared.urls["match"],
         "clock_text": clock.describe(match),
         "deadline": clock.deadline(match) if playing else None,
         "draw_offer": draw_offer_context(match, viewer),

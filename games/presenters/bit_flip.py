@@ -71,7 +71,7 @@ class BitFlipPresenter(Presenter):
             move, pair = str(i), f"{i} {i + 1}"
             cells.append(
                 {
-                    "position": i,
+                    "position": str(i),  # text: the template would localize a number
                     "bit": bit,
                     "move": move,
                     "label": self.label(move),

@@ -67,7 +67,7 @@ class BitFlipDivisorPresenter(Presenter):
         legal, hinted, touched = set(legal), set(hinted), set(touched)
         return [
             {
-                "position": i,
+                "position": str(i),  # text: the template would localize a number
                 "bit": bit,
                 "move": str(i),
                 "label": self.label(str(i)),

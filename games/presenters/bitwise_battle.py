@@ -70,7 +70,7 @@ class BitwiseBattlePresenter(Presenter):
         drawn = super().board(pos, legal, hinted)  # the buttons: none of them was touched
         drawn["touched"] = touched
         drawn["tiles"] = [
-            {"position": i, "bit": bit, "last": str(i) in touched}
+            {"position": str(i), "bit": bit, "last": str(i) in touched}
             for i, bit in enumerate(pos.bits, start=1)
         ]
         return drawn

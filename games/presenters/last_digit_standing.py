@@ -71,7 +71,7 @@ class LastDigitStandingPresenter(Presenter):
         legal, hinted, touched = set(legal), set(hinted), set(touched)
         return [
             {
-                "digit": d,
+                "digit": str(d),  # text: the template would localize a number
                 "move": str(d),
                 "label": self.label(str(d)),
                 "key": str(d),
