@@ -549,8 +549,15 @@ async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, s
             tab, _ = await connect(match.public_id, cookie=cookie)
             await tab.receive_from()
             tabs.append(tab)
-        assert 'data-online="yes"' in await opponent.receive_from()
-        assert await opponent.receive_nothing(timeout=0.3)  # one update for all those pages
+        update = await opponent.receive_from()
+        assert 'data-online="yes"' in update
+        # One update for all those pages. The one thing that may follow is the same mark
+        # again (a page's periodic presence check, or a publish resent after a slow
+        # Redis, can repeat it under load); never a board, never one per page.
+        extra = []
+        while not await opponent.receive_nothing(timeout=0.3):
+            extra.append(await opponent.receive_from())
+        assert extra in ([], [update]), extra
         for tab in tabs:
             assert await tab.receive_nothing(timeout=0.01)
         renders[pages] = counted["renders"]
