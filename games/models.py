@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
@@ -105,6 +106,30 @@ class Match(models.Model):
     seat2_secret = models.CharField(max_length=64, blank=True, editable=False)
     seat1_name = models.CharField("name of the creator (seat 1)", max_length=40, blank=True)
     seat2_name = models.CharField("name of the opponent (seat 2)", max_length=40, blank=True)
+    # The accounts holding the seats, if their players were signed in (accounts/): a seat
+    # with an account is held by that account's secret, on every device it signs in on.
+    seat1_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="account of seat 1",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="matches_in_seat1",
+    )
+    seat2_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name="account of seat 2",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="matches_in_seat2",
+    )
+    # Rated: created as rated, between two accounts (never on one device or against the
+    # computer); its result changes both players' ratings (ratings/).
+    rated = models.BooleanField(default=False)
+    # Listed in the lobby: an open challenge while it waits, then a match anyone may watch
+    # (lobby/). A friend's match by link is unlisted.
+    listed = models.BooleanField("listed in the lobby", default=False)
     # The player of a game on one device or against the computer asked to see the winning
     # moves (never between friends: games/rights.py).
     hints = models.BooleanField(default=False)
@@ -170,6 +195,14 @@ class Match(models.Model):
                 name="draw_offer_by_a_seat",
             ),
             models.CheckConstraint(
+                condition=models.Q(rated=False) | models.Q(mode="friend"),
+                name="rated_between_people",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(listed=False) | models.Q(mode="friend"),
+                name="listed_between_people",
+            ),
+            models.CheckConstraint(
                 condition=(models.Q(status="finished") & ~models.Q(ending=""))
                 | (~models.Q(status="finished") & models.Q(ending="")),
                 name="an_ending_when_over",
@@ -212,6 +245,12 @@ class Match(models.Model):
             return f"Player {player} (computer, {self.computer_level})"
         name = self.seat_name(seat)
         return f"Player {player} ({name})" if name else f"Player {player}"
+
+    def seat_user(self, seat: int):
+        return self.seat1_user if seat == 1 else self.seat2_user
+
+    def seat_user_id(self, seat: int) -> int | None:
+        return self.seat1_user_id if seat == 1 else self.seat2_user_id
 
     def seat_secret_hash(self, seat: int) -> str:
         return self.seat1_secret if seat == 1 else self.seat2_secret

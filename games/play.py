@@ -19,6 +19,7 @@ to draw) and changes nothing; the views map each type to an HTTP status.
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets as secrets_module
 import threading
@@ -32,7 +33,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import clock, live, presence, rights
+from games import clock, live, presence, rights, signals
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
     GameOver,
@@ -49,6 +50,8 @@ from games.rules import GameOver as RulesGameOver
 from games.rules import IllegalMove as RulesIllegalMove
 from games.rules import get_game
 from games.rules.computer import LEVELS, choose_move
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class _Job:
 
     def __init__(self):
         self.pushes: list[live.Push] = []
+        self.changed: list[Match] = []  # for signals.match_changed, after the pushes
         self.open = True
         # A refusal to raise once the change has committed (a move that came after its
         # mover's time ran out: the loss on time is saved, the move is refused).
@@ -130,6 +134,8 @@ def _run(change):
     for push in job.pushes:
         push.prepare()
         push.send()
+    for match in job.changed:
+        _send_changed(match)
     if job.refusal is not None:
         raise job.refusal
     return result
@@ -150,6 +156,33 @@ def _broadcast(match: Match, *, players_only: bool = False, by: Viewer | None = 
             push.send()
 
     transaction.on_commit(committed)
+    _changed(match)
+
+
+def _changed(match: Match) -> None:
+    """After commit, tell the apps built on games that ``match`` changed (signals.py)."""
+    job = getattr(_current, "job", None)
+
+    def committed():
+        if job is not None and job.open:
+            job.changed.append(match)
+        else:
+            _send_changed(match)
+
+    transaction.on_commit(committed)
+
+
+def _send_changed(match: Match) -> None:
+    # The change has committed: a receiver that fails is logged, and the change stands.
+    for receiver, result in signals.match_changed.send_robust(sender=Match, match=match):
+        if isinstance(result, Exception):
+            log.error("match_changed receiver %r failed", receiver, exc_info=result)
+
+
+def _ended(match: Match) -> None:
+    """Inside the transaction that ends ``match`` (its final fields set on it): tell the
+    apps built on games, whose writes commit or roll back with the ending."""
+    signals.match_finished.send(sender=Match, match=match)
 
 
 def _locked(public_id: str) -> Match:
@@ -170,6 +203,8 @@ def _save(match: Match, changes: dict, **broadcast) -> Match:
     Match.objects.filter(pk=match.pk).update(**changes)
     for field, value in changes.items():
         setattr(match, field, value)
+    if changes.get("status") == Match.Status.FINISHED:
+        _ended(match)
     _broadcast(match, **broadcast)
     return match
 
@@ -222,8 +257,15 @@ def create_match(
     opponent_name: str = "",
     time_control: dict | None = None,
     rng: random.Random | None = None,
+    user=None,
+    rated: bool = False,
+    listed: bool = False,
 ) -> Match:
     """A new match, created by the browser holding ``token``; ValueError for bad options.
+
+    ``user``: the signed-in account of that browser (its seats are the account's).
+    ``rated`` (a match between two accounts) and ``listed`` (an open challenge in the
+    lobby) are for a match with a friend only.
 
     ``time_control``: ``{"clock": "realtime", "base": seconds, "increment": seconds}`` or
     ``{"clock": "correspondence", "days": n}`` (games/forms.py checks the bounds)."""
@@ -236,6 +278,10 @@ def create_match(
         raise ValueError(f"Who moves first must be one of {', '.join(Match.First.values)}.")
     if mode == Match.Mode.COMPUTER and level not in LEVELS:
         raise ValueError(f"The computer's level must be one of {', '.join(LEVELS)}.")
+    if rated and (mode != Match.Mode.FRIEND or user is None):
+        raise ValueError("Only a match between two signed-in people can be rated.")
+    if listed and mode != Match.Mode.FRIEND:
+        raise ValueError("Only a match between people can be listed in the lobby.")
     rng = rng or random.SystemRandom()
     first_seat = {"me": 1, "opponent": 2}.get(first) or rng.choice((1, 2))
     now = timezone.now()
@@ -248,6 +294,9 @@ def create_match(
         first_seat=first_seat,
         seat1_secret=seat_hash,
         seat1_name=clean_name(name),
+        seat1_user=user,
+        rated=rated,
+        listed=listed,
         computer_level=level if mode == Match.Mode.COMPUTER else "",
         computer_seed=secrets_module.randbits(48),
     )
@@ -262,26 +311,33 @@ def create_match(
     if mode == Match.Mode.HOTSEAT:
         match.seat2_secret = seat_hash
         match.seat2_name = clean_name(opponent_name)
+        match.seat2_user = user
     if mode != Match.Mode.FRIEND:
         match.status = Match.Status.PLAYING
         match.started_at = now
         for field, value in clock.on_start(match, now).items():
             setattr(match, field, value)
-    match.save()
+    with transaction.atomic():
+        match.save()
+        _changed(match)
     return match
 
 
-def join(public_id: str, *, token: str, name: str = "") -> Match:
-    """Take seat 2 of a match waiting for its second player."""
+def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:
+    """Take seat 2 of a match waiting for its second player (for ``user``'s account, if
+    the browser is signed in)."""
     seat_hash = hash_secret(token)
+    user_id = user.pk if user is not None else None
 
     def change() -> Match:
         match = _locked(public_id)
-        _refuse(rights.join_refusal(match, rights.viewer_of(match, token).seats))
+        seats = rights.viewer_of(match, token).seats
+        _refuse(rights.join_refusal(match, seats, user_id=user_id))
         now = timezone.now()
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
             seat2_secret=seat_hash,
             seat2_name=clean_name(name),
+            seat2_user_id=user_id,
             status=Match.Status.PLAYING,
             started_at=now,
             version=F("version") + 1,
@@ -292,6 +348,29 @@ def join(public_id: str, *, token: str, name: str = "") -> Match:
         match.refresh_from_db()
         _broadcast(match)
         return match
+
+    return _write(change)
+
+
+def claim_seats(token: str, *, account_token: str, user) -> int:
+    """Signing in: the seats this browser holds by its anonymous secret ``token`` become
+    ``user``'s, held from now on by the account's secret (on every device it signs in on).
+    A seat that already belongs to an account is never taken over. Returns how many."""
+    old, new = hash_secret(token), hash_secret(account_token)
+    if old == new:
+        return 0
+
+    def change() -> int:
+        claimed = 0
+        for seat in (1, 2):
+            held = Match.objects.filter(
+                **{f"seat{seat}_secret": old, f"seat{seat}_user__isnull": True}
+            )
+            claimed += held.update(
+                **{f"seat{seat}_secret": new, f"seat{seat}_user": user},
+                version=F("version") + 1,
+            )
+        return claimed
 
     return _write(change)
 
@@ -358,6 +437,8 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             raise StaleBoard()
         for field, value in changes.items():
             setattr(match, field, value)
+        if new.result is not None:
+            _ended(match)
         _broadcast(match, by=Viewer(seats))
         return match
 
@@ -426,6 +507,7 @@ def resign(public_id: str, *, by: Actor) -> Match:
         Match.objects.filter(pk=match.pk).update(**changes)
         for field, value in changes.items():
             setattr(match, field, value)
+        _ended(match)
         _broadcast(match)
         return match
 
@@ -454,6 +536,9 @@ def rematch(public_id: str, *, by: Actor) -> Match:
             seat2_secret=match.seat2_secret,
             seat1_name=match.seat1_name,
             seat2_name=match.seat2_name,
+            seat1_user_id=match.seat1_user_id,
+            seat2_user_id=match.seat2_user_id,
+            rated=match.rated,
             computer_level=match.computer_level,
             computer_seed=secrets_module.randbits(48),
             hints=match.hints,
@@ -471,6 +556,7 @@ def rematch(public_id: str, *, by: Actor) -> Match:
         match.rematch = new
         match.version += 1
         _broadcast(match)
+        _changed(new)
         return new
 
     return _write(change)

@@ -66,6 +66,10 @@ class OwnMatch(Refused):
     default = "This is your own match: share its link with a friend."
 
 
+class NeedsAccount(Refused):
+    default = "This match is rated: sign in (or sign up) to take its second seat."
+
+
 class SeatsTaken(Refused):
     default = "Both seats are taken: you are watching as a spectator."
 
@@ -293,12 +297,15 @@ def claim_refusal(match: Match, seats, gone_for: float | None, threshold: float)
     return None
 
 
-def join_refusal(match: Match, seats) -> Refused | None:
-    """The second seat goes to the first other browser that asks for it."""
-    if seats:
+def join_refusal(match: Match, seats, *, user_id: int | None) -> Refused | None:
+    """The second seat goes to the first other browser that asks for it; the second seat
+    of a rated match, to the first other signed-in account (``user_id``)."""
+    if seats or (user_id is not None and user_id == match.seat1_user_id):
         return OwnMatch()
     if match.status != Match.Status.WAITING or match.seat2_secret:
         return SeatsTaken()
+    if match.rated and user_id is None:
+        return NeedsAccount()
     return None
 
 
@@ -333,7 +340,10 @@ def rights(match: Match, viewer: Viewer, *, to_move: int, now) -> Rights:
         move=move_refusal(match, seats, to_move=to_move) is None,
         resign=resign_refusal(match, seats) is None,
         rematch=rematch_refusal(match, seats) is None,
-        join=join_refusal(match, seats) is None,
+        # The spectators' board is shared by the signed-in and the anonymous: it offers the
+        # seat of a rated match to both and says that it needs an account (the board's
+        # template); the write path refuses an anonymous press with NeedsAccount.
+        join=join_refusal(match, seats, user_id=-1) is None,
         hints=hints_refusal(match, seats) is None,
         offer_draw=draw_refusal(match, seats) is None
         and match.draw_offer is None,  # the opponent's offer is answered, not countered
