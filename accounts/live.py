@@ -59,12 +59,20 @@ def match_changed(sender, match: Match, **kwargs) -> None:
         return
     ended = match.status == Match.Status.FINISHED
     for user_id in watched(user_ids):
-        try:
-            html, read_at = my_games.render_ongoing(user_id, finished_changed=ended)
-        except Exception:  # the change stands; the page catches up on its next sync
-            log.exception("could not draw the games of account %s", user_id)
-            continue
-        publisher.publish(
-            group_name(user_id),
-            {"type": "games.changed", "at": read_at, "html": html},
-        )
+        _push(user_id, finished_changed=ended)
+
+
+def seats_claimed(user_id: int) -> None:
+    """A sign-in took a browser's seats into the account: its pages open elsewhere list
+    them (both lists: some of those matches may be over)."""
+    if watched([user_id]):
+        _push(user_id, finished_changed=True)
+
+
+def _push(user_id: int, *, finished_changed: bool) -> None:
+    try:
+        html, read_at = my_games.render_ongoing(user_id, finished_changed=finished_changed)
+    except Exception:  # the change stands; the page catches up on its next sync
+        log.exception("could not draw the games of account %s", user_id)
+        return
+    publisher.publish(group_name(user_id), {"type": "games.changed", "at": read_at, "html": html})

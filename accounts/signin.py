@@ -18,6 +18,7 @@ from __future__ import annotations
 from django.contrib.auth import SESSION_KEY
 from django.db import IntegrityError
 
+from accounts import live
 from accounts.models import Profile
 from games import play
 
@@ -49,6 +50,8 @@ def take_seats(session, user) -> int:
     claimed = 0
     if held and held != profile.token:
         claimed = play.claim_seats(held, account_token=profile.token, user=user)
+        if claimed:
+            live.seats_claimed(user.pk)
     session["token"] = profile.token
     session[ACCOUNT_KEY] = user._meta.pk.value_to_string(user)
     return claimed

@@ -15,7 +15,7 @@ from django.test import Client
 from accounts import live
 from bitsite.asgi import application
 from games import play
-from tests.accounts.helpers import account, actor_of, match_of
+from tests.accounts.helpers import account, actor_of, create, match_of, sign_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -225,4 +225,21 @@ async def test_anonymous_matches_push_nothing_to_accounts(renders):
     await database_sync_to_async(make_match)("bit-flip")
     assert renders == []
     assert await socket.receive_nothing(timeout=0.2)
+    await socket.disconnect()
+
+
+async def test_seats_claimed_on_another_device_show_up_live():
+    ada = await database_sync_to_async(account)("ada")
+    socket, _ = await connect(await cookie_of(ada))
+    assert ongoing_ids(await socket.receive_from()) == []
+    laptop = Client()
+
+    def play_then_sign_in():
+        match = create(laptop, "bit-flip")  # anonymous
+        sign_in(laptop, "ada")
+        return match
+
+    match = await database_sync_to_async(play_then_sign_in)()
+    html = await socket.receive_from()
+    assert ongoing_ids(html) == [match.public_id] and 'hx-trigger="load"' in html
     await socket.disconnect()
