@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "games",
+    "accounts",
 ]
 
 MIDDLEWARE = [
@@ -70,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in browser holds its account's seats (accounts/signin.py).
+    "accounts.signin.AccountTokenMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -89,6 +92,22 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+
+# Accounts (accounts/): optional; signing in takes the browser's seats into the account.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "my_games"
+LOGOUT_REDIRECT_URL = "home"
+# Password reset by email, only when the site can send email (EMAIL_HOST set): otherwise
+# no link to it is shown and its pages are 404.
+PASSWORD_RESET_BY_EMAIL = bool(os.environ.get("EMAIL_HOST"))
+if PASSWORD_RESET_BY_EMAIL:
+    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_TIMEOUT = 10
+    DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "bitsite <noreply@localhost>")
 
 ROOT_URLCONF = "bitsite.urls"
 
@@ -215,6 +234,8 @@ RATE_LIMITS = {
     "join": env_rates("BITSITE_RATE_JOIN", "60/m,300/m"),
     "move": env_rates("BITSITE_RATE_MOVE", "1200/m,6000/m"),
     "socket": env_rates("BITSITE_RATE_SOCKET", "120/m,1200/m"),
+    # Creating accounts and asking for password-reset emails (accounts/).
+    "account": env_rates("BITSITE_RATE_ACCOUNT", "10/h,30/h"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")

@@ -7,6 +7,7 @@ from bitsite.health import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
     path("", include("games.urls")),
 ]
 

@@ -9,6 +9,7 @@ editable. Staff with the delete permission can delete a match.
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.forms.models import BaseInlineFormSet
 from django.http import JsonResponse
@@ -137,6 +138,27 @@ class MoveInline(admin.TabularInline):
         return f"{label} (a blunder)" if frame.verdict.blunder else label
 
 
+class AccountFilter(admin.SimpleListFilter):
+    """The matches of one account, in either seat (``?account=<user id>``: an account's
+    admin page links here). Offered only once chosen: listing every account would not do."""
+
+    title = "account"
+    parameter_name = "account"
+
+    def lookups(self, request, model_admin):
+        value = self.value()
+        if not value or not value.isdigit():
+            return []
+        user = get_user_model().objects.filter(pk=value).first()
+        return [(value, user.get_username() if user else f"#{value} (no such account)")]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value and value.isdigit():
+            return queryset.filter(Q(seat1_user=value) | Q(seat2_user=value))
+        return queryset
+
+
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
     list_display = (
@@ -153,6 +175,7 @@ class MatchAdmin(admin.ModelAdmin):
         "finished_at",
     )
     list_filter = (
+        AccountFilter,
         "game",
         "status",
         "mode",
@@ -160,7 +183,13 @@ class MatchAdmin(admin.ModelAdmin):
         "created_at",
         "finished_at",
     )
-    search_fields = ("public_id", "seat1_name", "seat2_name")
+    search_fields = (
+        "public_id",
+        "seat1_name",
+        "seat2_name",
+        "seat1_user__username",
+        "seat2_user__username",
+    )
     date_hierarchy = "created_at"
     list_per_page = 50
     actions = ("export_json",)
@@ -179,6 +208,8 @@ class MatchAdmin(admin.ModelAdmin):
                     "first_seat",
                     "seat1_name",
                     "seat2_name",
+                    "seat1_user",
+                    "seat2_user",
                 )
             },
         ),

@@ -87,6 +87,20 @@ def _see_other(url: str) -> HttpResponseRedirect:
     return response
 
 
+def _account(request):
+    """The signed-in account of this browser, if any (its seats are the account's: the
+    accounts app puts the account's secret into the session)."""
+    return request.user if request.user.is_authenticated else None
+
+
+def _name_or_account(request, name: str) -> str:
+    """The name a player typed; a signed-in player who typed none goes by their account's."""
+    account = _account(request)
+    if not name.strip() and account is not None:
+        return account.get_username()
+    return name
+
+
 def _actor(request) -> Actor:
     """This browser, by its session's secret: the write path finds its seats."""
     return Actor(token=request.session.get("token"))
@@ -188,7 +202,9 @@ def new_match(request, slug):
     game = _game_or_404(slug)
     if request.method == "POST":
         return _create_match(request, game)
-    return _new_match_page(request, game, NewMatchForm(game))
+    account = _account(request)
+    initial = {"name": account.get_username()[:40]} if account is not None else None
+    return _new_match_page(request, game, NewMatchForm(game, initial=initial))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -214,9 +230,10 @@ def _create_match(request, game):
         mode=data["opponent"],
         first=data["first"],
         level=data.get("level") or "",
-        name=data.get("name", ""),
+        name=_name_or_account(request, data.get("name", "")),
         opponent_name=data.get("opponent_name", ""),
         time_control=data.get("time_control"),
+        user=_account(request),
     )
     play.computer_move(match.public_id)  # when the computer moves first
     return _see_other(match.get_absolute_url())
@@ -230,7 +247,8 @@ def join(request, public_id):
         play.join(
             public_id,
             token=session_token(request.session),
-            name=request.POST.get("name", ""),
+            name=_name_or_account(request, request.POST.get("name", "")),
+            user=_account(request),
         )
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=_status(refusal))

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, create_match, join, play, status, wait_for_ply
 from tests.replays import BLUNDER_GAME, played, staff_user
+from tests.servers import DaphneServer, database_url, free_port, server_env
 
 pytestmark = pytest.mark.browser
 
@@ -125,3 +126,71 @@ def test_every_state_of_a_match(slug, live_server_url, new_page, audit):
     expect(solo.locator("#hint-line")).to_be_visible()
     audit(solo, "against the computer, hints shown")
     audit.verify(at_least=2 * 8)
+
+
+def test_account_pages_and_my_games(live_server_url, new_page, audit, request):
+    from django.db import connection
+
+    base = live_server_url
+    ada, bob = new_page(), new_page()
+    ada.goto(f"{base}/accounts/signup/")
+    audit(ada, "sign up")
+    ada.get_by_label("Username").fill("x y")
+    ada.get_by_label("Password", exact=True).fill("a-long-enough-password-42")
+    ada.get_by_label("Password confirmation").fill("another-password-42")
+    ada.get_by_role("button", name="Sign up").click()
+    expect(ada.locator("#form-errors")).to_be_visible()
+    audit(ada, "sign up with errors")
+    ada.goto(f"{base}/accounts/login/")
+    audit(ada, "sign in")
+    ada.get_by_label("Username").fill("nobody")
+    ada.get_by_label("Password").fill("wrong-password")
+    ada.get_by_role("button", name="Sign in").click()
+    expect(ada.locator("#form-errors")).to_be_visible()
+    audit(ada, "sign in with an error")
+    for page, name in ((ada, "ada"), (bob, "bob")):
+        page.goto(f"{base}/accounts/signup/")
+        page.get_by_label("Username").fill(name)
+        page.get_by_label("Password", exact=True).fill("a-long-enough-password-42")
+        page.get_by_label("Password confirmation").fill("a-long-enough-password-42")
+        page.get_by_role("button", name="Sign up").click()
+        page.wait_for_url(f"{base}/accounts/games/")
+    audit(ada, "my games, empty")
+    url = create_match(ada, base, "bit-flip")
+    join(bob, url)
+    create_match(ada, base, "last-digit-standing", opponent="hotseat")
+    ada.once("dialog", lambda dialog: dialog.accept())
+    ada.get_by_role("button", name="Resign").click()
+    expect(status(ada)).to_contain_text("wins")
+    create_match(ada, base, "bit-flip-divisor", first="opponent")  # waiting, not her turn
+    ada.goto(f"{base}/accounts/games/")
+    expect(ada.locator("#ongoing .badge.turn")).to_have_count(1)
+    expect(ada.locator("#finished .game")).to_have_count(1)
+    audit(ada, "my games: your turn, waiting, finished")
+    ada.get_by_label("Result").select_option("won")
+    ada.get_by_role("button", name="Filter").click()
+    expect(ada.locator("#finished")).to_contain_text("No finished game matches")
+    audit(ada, "my games, filtered")
+    ada.goto(f"{base}/accounts/logout/")
+    audit(ada, "sign out")
+
+    # Password reset, on a server that can send email (its pages are 404 otherwise).
+    env = server_env(
+        database_url(connection.settings_dict), EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(free_port())
+    )
+    mailing = DaphneServer(env, name=request.node.name[:30] + "-mail").start()
+    request.addfinalizer(mailing.stop)
+    page = new_page()
+    page.goto(f"{mailing.url}/accounts/login/")
+    page.get_by_role("link", name="Forgot your password?").click()
+    audit(page, "password reset")
+    page.get_by_label("Email").fill("nobody@example.org")
+    page.get_by_role("button", name="Send the link").click()
+    expect(page.get_by_role("heading", name="Check your email")).to_be_visible()
+    audit(page, "password reset sent")
+    page.goto(f"{mailing.url}/accounts/reset/MQ/set-password/")
+    expect(page.locator("#message")).to_contain_text("does not work any more")
+    audit(page, "password reset, an old link")
+    page.goto(f"{mailing.url}/accounts/reset/done/")
+    audit(page, "password changed")
+    audit.verify(at_least=2 * 12)

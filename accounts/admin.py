@@ -1,0 +1,95 @@
+"""Accounts in the admin: Django's user admin, with each account's games.
+
+The games are shown, never edited here: each links to its match's admin page (where the
+move log is read-only) and the whole list to the matches filtered by the account. An
+account's seat secret is never shown. Deleting an account leaves its matches and their
+move logs as they are (their seats lose the account).
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from accounts import my_games
+from games.models import Match
+
+User = get_user_model()
+RECENT_SHOWN = 20
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class AccountAdmin(UserAdmin):
+    fieldsets = (
+        *UserAdmin.fieldsets,
+        ("Games", {"fields": ("games_summary", "recent_games")}),
+    )
+    readonly_fields = ("games_summary", "recent_games")
+    list_display = (*UserAdmin.list_display, "date_joined", "last_login")
+    # The ratings app's inlines (the account's rating and its history) go here.
+    inlines = []
+
+    @admin.display(description="games")
+    def games_summary(self, user) -> str:
+        if user.pk is None:
+            return "—"
+        results = my_games.results(user.pk)
+        counts = Match.objects.filter(my_games.of(user.pk)).aggregate(
+            total=Count("pk"),
+            ongoing=Count("pk", filter=~Q(status=Match.Status.FINISHED)),
+            **{
+                name: Count("pk", filter=Q(status=Match.Status.FINISHED) & results[name])
+                for name, _ in my_games.RESULT_CHOICES
+            },
+        )
+        url = reverse("admin:games_match_changelist") + f"?account={user.pk}"
+        return format_html(
+            '{} in all: {} ongoing; won {}, lost {}, drawn {}, other {}. <a href="{}">All of '
+            "this account's matches</a>",
+            counts["total"],
+            counts["ongoing"],
+            counts["won"],
+            counts["lost"],
+            counts["drawn"],
+            counts["other"],
+            url,
+        )
+
+    @admin.display(description=f"latest {RECENT_SHOWN} matches")
+    def recent_games(self, user) -> str:
+        if user.pk is None:
+            return "—"
+        matches = (
+            Match.objects.filter(my_games.of(user.pk))
+            .select_related("seat1_user", "seat2_user")
+            .order_by("-created_at", "-pk")[:RECENT_SHOWN]
+        )
+        rows = []
+        for match in matches:
+            row = my_games.row(match, user.pk)
+            rows.append(
+                (
+                    reverse("admin:games_match_change", args=[match.pk]),
+                    row.title,
+                    match.public_id,
+                    row.opponent,
+                    row.result.capitalize() if row.result else match.get_status_display(),
+                    match.created_at.strftime("%Y-%m-%d %H:%M"),
+                )
+            )
+        if not rows:
+            return "No matches yet."
+        return format_html(
+            '<ul class="account-games">{}</ul>',
+            format_html_join(
+                "",
+                '<li><a href="{}">{} {}</a> · {} · {} · {}</li>',
+                rows,
+            ),
+        )

@@ -1,0 +1,26 @@
+"""An account's own secret: the seats it holds, on every device it is signed in on.
+
+A browser holds a seat by the secret in its session (games/boards.session_token); an
+account's seats are held by the account's secret, which signing in puts into the session
+(accounts/signin.py). The secret is never shown, not even in the admin: it is as good as
+the password for moving in the account's matches.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.models import new_secret
+
+
+class Profile(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    token = models.CharField(
+        "seat secret", max_length=64, unique=True, default=new_secret, editable=False
+    )
+
+    def __str__(self) -> str:
+        return f"profile of {self.user}"

@@ -1,0 +1,83 @@
+"""Signing in takes the browser's seats into the account.
+
+A browser holds its seats by the secret in its session (``session["token"]``). On every
+sign-in (the site's, the sign-up's and the admin's: Django's ``user_logged_in``), the
+seats held by that secret are re-keyed to the account's secret and given to the account
+(games.play.claim_seats: never a seat that already has an account), and the account's
+secret goes into the session. So every device signed into an account holds the same
+seats, with no other change to how seats are checked. Signing out flushes the session:
+the browser holds nothing any more.
+
+A session signed in before accounts held seats (staff signed into the admin) gets the
+same treatment on its next request (``AccountTokenMiddleware``): the session remembers
+which account its secret belongs to, so a request costs nothing more once it is right.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import SESSION_KEY
+from django.db import IntegrityError
+
+from accounts import live
+from accounts.models import Profile
+from games import play
+
+# The session's note of the account whose secret ``session["token"]`` is (its user id as
+# the session stores it under SESSION_KEY).
+ACCOUNT_KEY = "token_of"
+
+
+def profile_of(user) -> Profile:
+    """The account's profile, made on first use (accounts made in the admin or by
+    ``createsuperuser`` have none until they first sign in)."""
+    try:
+        return user.profile
+    except Profile.DoesNotExist:
+        pass
+    try:
+        profile, _ = Profile.objects.get_or_create(user=user)
+    except IntegrityError:  # made meanwhile by a sign-in on another device
+        profile = Profile.objects.get(user=user)
+    user.profile = profile
+    return profile
+
+
+def take_seats(session, user) -> int:
+    """The seats this session's browser holds become ``user``'s, and the session holds the
+    account's secret from now on. Returns how many seats were claimed."""
+    profile = profile_of(user)
+    held = session.get("token")
+    claimed = 0
+    if held and held != profile.token:
+        claimed = play.claim_seats(held, account_token=profile.token, user=user)
+        if claimed:
+            live.seats_claimed(user.pk)
+    session["token"] = profile.token
+    session[ACCOUNT_KEY] = user._meta.pk.value_to_string(user)
+    return claimed
+
+
+def on_login(sender, request, user, **kwargs):
+    """``user_logged_in``: the session has just been given to ``user`` (django.contrib.auth
+    keeps an anonymous session's data through a sign-in, and starts an empty one when
+    another account was signed in)."""
+    if request is not None and hasattr(request, "session"):
+        take_seats(request.session, user)
+
+
+class AccountTokenMiddleware:
+    """A signed-in request always carries its account's secret. Only a session whose note
+    does not match its signed-in account (signed in before accounts held seats) is looked
+    at further; for every other request this is two reads of the session."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        session = request.session
+        signed_in = session.get(SESSION_KEY)
+        if signed_in is not None and session.get(ACCOUNT_KEY) != signed_in:
+            user = request.user  # checks the session's password hash
+            if user.is_authenticated:
+                take_seats(session, user)
+        return self.get_response(request)

@@ -1,0 +1,200 @@
+"""Signing up, in and out, My games, and password reset (only when email can be sent).
+
+Signing in is Django's LoginView with its AuthenticationForm, so django-axes counts its
+failures with the admin's (the same counters, by address and by user name). Every
+sign-in, the sign-up's included, takes the browser's seats into the account
+(accounts/signin.py). Signing out is a POST (a GET shows the button) and flushes the
+session. A ``next`` address is followed only when it is on this site.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.db import IntegrityError, transaction
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse, reverse_lazy
+from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods
+
+from accounts import my_games
+from accounts.forms import GamesFilter, SignUpForm
+from accounts.models import Profile
+from games.views import limited
+
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def _next(request) -> str:
+    """The ``next`` address of the request, if it is on this site; else ""."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return target if safe else ""
+
+
+def password_reset_enabled() -> bool:
+    return bool(getattr(settings, "PASSWORD_RESET_BY_EMAIL", False))
+
+
+# ---- sign up, in, out ------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request):
+    if request.method == "POST":
+        return _sign_up(request)
+    return _signup_page(request, SignUpForm())
+
+
+def _signup_page(request, form, status: int = 200):
+    context = {"form": form, "next": _next(request)}
+    return render(request, "accounts/signup.html", context, status=status)
+
+
+@limited("account")
+def _sign_up(request):
+    form = SignUpForm(request.POST)
+    if not form.is_valid():
+        return _signup_page(request, form, status=400)
+    try:
+        with transaction.atomic():
+            user = form.save()
+            Profile.objects.create(user=user)
+    except IntegrityError:  # the same name, signed up by someone else a moment ago
+        form.add_error("username", "That user name was just taken: please choose another.")
+        return _signup_page(request, form, status=400)
+    login(request, user, backend=MODEL_BACKEND)  # takes this browser's seats
+    messages.success(
+        request,
+        f"Welcome, {user.get_username()}! Your games now follow you to every device "
+        "you sign in on.",
+    )
+    return _see_other(_next(request) or reverse("my_games"))
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def login_view(request):
+    """Django's LoginView (its form is what django-axes throttles); its ``next`` is
+    followed only on this site."""
+    view = auth_views.LoginView.as_view(
+        template_name="accounts/login.html",
+        extra_context={"password_reset": password_reset_enabled()},
+    )
+    return view(request)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def logout_view(request):
+    """Signing out is a POST: the page a GET shows has the button. The session is
+    flushed, so this browser no longer holds the account's seats."""
+    if request.method == "POST":
+        was_signed_in = request.user.is_authenticated
+        logout(request)
+        if was_signed_in:
+            messages.info(request, "You signed out. Sign in again to get back to your games.")
+        return _see_other(reverse("home"))
+    return render(request, "accounts/logout.html")
+
+
+# ---- My games --------------------------------------------------------------------------
+
+
+@require_GET
+def my_games_page(request):
+    """The account's ongoing matches (their turn first), then the finished ones, which
+    the GET form filters by game and by result; htmx asks for the finished list alone
+    (the page reads it again when one of its matches ends)."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    user_id = request.user.pk
+    filters = GamesFilter(request.GET)
+    game = result = ""
+    status = 200
+    if filters.is_valid():
+        game, result = filters.cleaned_data["game"], filters.cleaned_data["result"]
+    else:
+        status = 400  # the errors are shown next to the filters; the list is unfiltered
+    pages = Paginator(
+        my_games.finished(user_id, game=game, result=result), my_games.FINISHED_PER_PAGE
+    )
+    page = pages.get_page(request.GET.get("page"))
+    context = {
+        "filters": filters,
+        "filtered": bool(game or result),
+        "page": page,
+        "finished": [my_games.row(match, user_id) for match in page.object_list],
+    }
+    if request.htmx:
+        response = render(request, "accounts/my_games.html#finished", context, status=status)
+    else:
+        context.update(my_games.ongoing_context(user_id))
+        response = render(request, "accounts/my_games.html", context, status=status)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+# ---- password reset: only when this site can send email ----------------------------------
+
+
+def _needs_email(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not password_reset_enabled():
+            raise Http404("Password reset by email is not available on this site.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+_reset_request = auth_views.PasswordResetView.as_view(
+    template_name="accounts/password_reset.html",
+    email_template_name="accounts/password_reset_email.txt",
+    subject_template_name="accounts/password_reset_subject.txt",
+    success_url=reverse_lazy("password_reset_done"),
+)
+
+
+@_needs_email
+@require_http_methods(["GET", "HEAD", "POST"])
+def password_reset(request):
+    if request.method == "POST":
+        return _limited_reset(request)
+    return _reset_request(request)
+
+
+@limited("account")
+def _limited_reset(request):
+    return _reset_request(request)
+
+
+password_reset_done = _needs_email(
+    auth_views.PasswordResetDoneView.as_view(template_name="accounts/password_reset_done.html")
+)
+password_reset_confirm = _needs_email(
+    auth_views.PasswordResetConfirmView.as_view(
+        template_name="accounts/password_reset_confirm.html",
+        success_url=reverse_lazy("password_reset_complete"),
+    )
+)
+password_reset_complete = _needs_email(
+    auth_views.PasswordResetCompleteView.as_view(
+        template_name="accounts/password_reset_complete.html",
+        extra_context={"login_url": reverse_lazy("login")},
+    )
+)
