@@ -8,6 +8,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
+    path("", include("ratings.urls")),
 ]
 
 if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only

@@ -87,6 +87,11 @@ def _see_other(url: str) -> HttpResponseRedirect:
     return response
 
 
+def _account(request):
+    """The signed-in account of this browser, or None."""
+    return request.user if request.user.is_authenticated else None
+
+
 def _actor(request) -> Actor:
     """This browser, by its session's secret: the write path finds its seats."""
     return Actor(token=request.session.get("token"))
@@ -188,7 +193,9 @@ def new_match(request, slug):
     game = _game_or_404(slug)
     if request.method == "POST":
         return _create_match(request, game)
-    return _new_match_page(request, game, NewMatchForm(game))
+    return _new_match_page(
+        request, game, NewMatchForm(game, signed_in=request.user.is_authenticated)
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -203,7 +210,7 @@ def old_new_match(request, slug):
 
 @limited("create")
 def _create_match(request, game):
-    form = NewMatchForm(game, request.POST)
+    form = NewMatchForm(game, request.POST, signed_in=request.user.is_authenticated)
     if not form.is_valid():  # the page again, with the errors (nothing was created)
         return _new_match_page(request, game, form, status=400)
     data = form.cleaned_data
@@ -217,6 +224,8 @@ def _create_match(request, game):
         name=data.get("name", ""),
         opponent_name=data.get("opponent_name", ""),
         time_control=data.get("time_control"),
+        user=_account(request),
+        rated=data["rated"],
     )
     play.computer_move(match.public_id)  # when the computer moves first
     return _see_other(match.get_absolute_url())
@@ -231,6 +240,7 @@ def join(request, public_id):
             public_id,
             token=session_token(request.session),
             name=request.POST.get("name", ""),
+            user=_account(request),
         )
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=_status(refusal))
