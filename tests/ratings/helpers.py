@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
@@ -36,3 +37,12 @@ def signed_in(user, token: str | None = None) -> Client:
     client = client_with_token(token)
     client.force_login(user)  # keeps the session's data (the token) under a new key
     return client
+
+
+def sign_in_browser(page, base: str, user) -> None:
+    """Sign a Playwright page's browser context in as ``user``: the session cookie of a
+    test client's ``force_login`` (the server reads the session from the database)."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base}])
