@@ -17,6 +17,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts import my_games
 from games.models import Match
+from ratings.admin import RatingChangeInline, RatingInline
 
 User = get_user_model()
 RECENT_SHOWN = 20
@@ -32,8 +33,8 @@ class AccountAdmin(UserAdmin):
     )
     readonly_fields = ("games_summary", "recent_games")
     list_display = (*UserAdmin.list_display, "date_joined", "last_login")
-    # The ratings app's inlines (the account's rating and its history) go here.
-    inlines = []
+    # The account's rating per game and its history (read-only).
+    inlines = [RatingInline, RatingChangeInline]
 
     @admin.display(description="games")
     def games_summary(self, user) -> str:

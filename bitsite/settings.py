@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "axes",
     "games",
     "accounts",
+    "ratings",
 ]
 
 MIDDLEWARE = [

@@ -9,6 +9,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("", include("games.urls")),
+    path("", include("ratings.urls")),
 ]
 
 if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only

@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from games import clock, presence
+from games import clock, extras, presence
 from games.models import Match
 from games.presenters import presenter_for
 from games.rights import Viewer, kinds, rights, shows_hints
@@ -54,6 +54,7 @@ class Scene:
     online: frozenset[int]
     history: str  # the move list, drawn
     urls: dict[str, str]  # the match's actions
+    notes: tuple = ()  # the notes under a finished match's result (games/extras.py)
 
     @property
     def last_move(self) -> str:
@@ -200,7 +201,8 @@ def scene(
     moves: list[dict] | None = None,
 ) -> Scene:
     """The shared part of a board: the last moves and who is connected (read here unless
-    the caller read them already), and the move list drawn once."""
+    the caller read them already), the move list drawn once, and a finished match's end
+    notes (the apps' additions, games/extras.py)."""
     if moves is None:
         moves = recent_moves(match)
     if not shows_presence(match):
@@ -211,7 +213,14 @@ def scene(
         "games/match.html#history",
         {"match": match, "moves": moves, "earlier_moves": max(0, match.ply - len(moves))},
     )
-    return Scene(match, moves, online or frozenset(), history, action_urls(match.public_id))
+    return Scene(
+        match,
+        moves,
+        online or frozenset(),
+        history,
+        action_urls(match.public_id),
+        extras.end_notes(match),
+    )
 
 
 def board_context(
@@ -296,6 +305,7 @@ def board_context(
         "keys_help": presenter.keys(pos),
         "last_move": shared.last_move,
         "hint_moves": hint_moves,
+        "end_notes": shared.notes,
     }
 
 

@@ -3,8 +3,10 @@
 The new-match page shows the computer's level only when the opponent is the computer,
 and the clock only when it is not (CSS ``:has()`` on the checked opponent, so without
 JavaScript too). A hidden field still travels with the form, so what it hides is
-ignored here rather than refused: the level of a match between people, and the clock
-of a match against the computer.
+ignored here rather than refused: the level of a match between people, the clock
+of a match against the computer, and "Rated" for anything but a friend's match.
+"Rated" is offered only to a signed-in player (``signed_in``); posted by anyone else,
+it is ignored.
 """
 
 from __future__ import annotations
@@ -84,10 +86,17 @@ class NewMatchForm(forms.Form):
         label="Second player's name (same device, optional)", max_length=40, required=False
     )
 
-    def __init__(self, game: Game, *args, **kwargs):
+    rated = forms.BooleanField(
+        label="Rated: the result changes both players' ratings (your friend needs an account)",
+        required=False,
+    )
+
+    def __init__(self, game: Game, *args, signed_in: bool = False, **kwargs):
         kwargs.setdefault("prefix", game.slug)
         super().__init__(*args, **kwargs)
         self.game = game
+        if not signed_in:
+            del self.fields["rated"]
         self.option_names = []
         for option in game.options:
             if option.choices:
@@ -123,6 +132,8 @@ class NewMatchForm(forms.Form):
         else:
             data["level"] = ""  # hidden for a match between people: ignored
         data["time_control"] = self._time_control(data)
+        # Rated: only a friend's match between accounts (hidden, and ignored, otherwise).
+        data["rated"] = bool(data.get("rated")) and data.get("opponent") == Match.Mode.FRIEND
         return data
 
     def _time_control(self, data) -> dict:

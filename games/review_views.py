@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from games import play, review
+from games import extras, play, review
 from games.models import Match
 from games.presenters import presenter_for
 from games.rights import NothingToReplay, replay_refusal
@@ -220,6 +220,7 @@ def replay(request, public_id):
     if isinstance(refusal, NothingToReplay):
         return _closed(request, match, nothing=refusal.message)
     seen = review.review(match, _ply(request.GET.get("ply")))
+    partial = request.htmx and not request.htmx.history_restore_request
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
     game = match.rules
     pos = frame.position
@@ -272,8 +273,8 @@ def replay(request, public_id):
         ),
         "best_moves": presenter.moves_text(frame.analysis.best_moves) if frame.analysis else "",
         "jumps": _jumps(frame.ply, last, seen.window),
+        "end_notes": extras.end_notes(match) if not partial else (),
     }
-    partial = request.htmx and not request.htmx.history_restore_request
     template = "games/replay.html#replay" if partial else "games/replay.html"
     response = render(request, template, context)
     patch_vary_headers(response, ["HX-Request"])

@@ -204,7 +204,8 @@ def new_match(request, slug):
         return _create_match(request, game)
     account = _account(request)
     initial = {"name": account.get_username()[:40]} if account is not None else None
-    return _new_match_page(request, game, NewMatchForm(game, initial=initial))
+    form = NewMatchForm(game, initial=initial, signed_in=account is not None)
+    return _new_match_page(request, game, form)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -219,7 +220,7 @@ def old_new_match(request, slug):
 
 @limited("create")
 def _create_match(request, game):
-    form = NewMatchForm(game, request.POST)
+    form = NewMatchForm(game, request.POST, signed_in=request.user.is_authenticated)
     if not form.is_valid():  # the page again, with the errors (nothing was created)
         return _new_match_page(request, game, form, status=400)
     data = form.cleaned_data
@@ -234,6 +235,7 @@ def _create_match(request, game):
         opponent_name=data.get("opponent_name", ""),
         time_control=data.get("time_control"),
         user=_account(request),
+        rated=data["rated"],
     )
     play.computer_move(match.public_id)  # when the computer moves first
     return _see_other(match.get_absolute_url())

@@ -4,12 +4,15 @@ creating, joining and playing in the browser), so each state of each game is che
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, create_match, join, play, status, wait_for_ply
+from tests.ratings.helpers import account, rated_match, resign, sign_in_browser
 from tests.replays import BLUNDER_GAME, played, staff_user
 from tests.servers import DaphneServer, database_url, free_port, server_env
 
@@ -194,3 +197,42 @@ def test_account_pages_and_my_games(live_server_url, new_page, audit, request):
     page.goto(f"{mailing.url}/accounts/reset/done/")
     audit(page, "password changed")
     audit.verify(at_least=2 * 12)
+
+
+def test_rated_games_player_pages_and_leaderboards(live_server_url, new_page, audit):
+    from games import play as write_path
+    from ratings.models import Rating
+    from tests.factories import actor
+
+    ada, bob = account("ada"), account("bob")
+    for opponent in ("cy", "dee"):
+        Rating.objects.create(user=account(opponent), game="bit-flip", rating=1600, deviation=70)
+    match, token1, token2 = rated_match(ada, bob)
+    write_path.submit_move(match.public_id, by=actor(match, token1), text="3", ply=0)
+    resign(match, token2)
+    waiting = write_path.create_match("bit-flip", token="ada-waits", user=ada, rated=True)
+    page = new_page()
+    page.goto(f"{live_server_url}{match.get_absolute_url()}")
+    expect(page.locator("#end-notes")).to_be_visible()
+    audit(page, "a finished rated match (spectator)")
+    page.goto(f"{live_server_url}{match.get_absolute_url()}replay/")
+    expect(page.locator("#end-notes")).to_be_visible()
+    audit(page, "the replay of a rated match")
+    page.goto(f"{live_server_url}{waiting.get_absolute_url()}")
+    expect(page.locator("#rated-join")).to_be_visible()
+    audit(page, "a rated match to join")
+    page.goto(f"{live_server_url}/players/ada/")
+    expect(page.locator("#chart-bit-flip")).to_be_visible()
+    audit(page, "player page")
+    page.goto(f"{live_server_url}/players/nobody/")
+    audit(page, "unknown player")
+    page.goto(f"{live_server_url}/games/bit-flip/leaderboard/")
+    expect(page.locator("#leaderboard")).to_be_visible()
+    audit(page, "leaderboard")
+    page.goto(f"{live_server_url}/games/last-digit-standing/leaderboard/")
+    audit(page, "empty leaderboard")
+    sign_in_browser(page, live_server_url, ada)
+    page.goto(f"{live_server_url}/games/bit-flip/new/")
+    expect(page.get_by_role("checkbox", name=re.compile("^Rated"))).to_be_visible()
+    audit(page, "new match, signed in (the Rated choice)")
+    audit.verify(at_least=2 * 8)
