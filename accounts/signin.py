@@ -25,6 +25,7 @@ from games import play
 # The session's note of the account whose secret ``session["token"]`` is (its user id as
 # the session stores it under SESSION_KEY).
 ACCOUNT_KEY = "token_of"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 
 
 def profile_of(user) -> Profile:
@@ -68,7 +69,12 @@ def on_login(sender, request, user, **kwargs):
 class AccountTokenMiddleware:
     """A signed-in request always carries its account's secret. Only a session whose note
     does not match its signed-in account (signed in before accounts held seats) is looked
-    at further; for every other request this is two reads of the session."""
+    at further; a page read (GET) of a session that is right costs nothing more.
+
+    A signed-in request that changes something (a POST: a move, a resignation) has its
+    session checked as Django checks it (the account's password hash), so a session that
+    a password change signed out is flushed before it acts: its seats go with it. Pages
+    check it anyway (the header names the account)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -76,8 +82,11 @@ class AccountTokenMiddleware:
     def __call__(self, request):
         session = request.session
         signed_in = session.get(SESSION_KEY)
-        if signed_in is not None and session.get(ACCOUNT_KEY) != signed_in:
-            user = request.user  # checks the session's password hash
-            if user.is_authenticated:
-                take_seats(session, user)
+        if signed_in is not None:
+            if session.get(ACCOUNT_KEY) != signed_in:
+                user = request.user  # checks the session's password hash
+                if user.is_authenticated:
+                    take_seats(session, user)
+            elif request.method not in SAFE_METHODS:
+                request.user.is_authenticated  # noqa: B018  (a stale session is flushed)
         return self.get_response(request)

@@ -8,6 +8,8 @@ editable. Staff with the delete permission can delete a match.
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
@@ -145,17 +147,22 @@ class AccountFilter(admin.SimpleListFilter):
     title = "account"
     parameter_name = "account"
 
+    def account_id(self) -> int | None:
+        """The chosen account's id, if the parameter is one (anything else is ignored)."""
+        value = self.value() or ""
+        return int(value) if re.fullmatch(r"[0-9]{1,18}", value) else None
+
     def lookups(self, request, model_admin):
-        value = self.value()
-        if not value or not value.isdigit():
+        user_id = self.account_id()
+        if user_id is None:
             return []
-        user = get_user_model().objects.filter(pk=value).first()
-        return [(value, user.get_username() if user else f"#{value} (no such account)")]
+        user = get_user_model().objects.filter(pk=user_id).first()
+        return [(str(user_id), user.get_username() if user else f"#{user_id} (no such account)")]
 
     def queryset(self, request, queryset):
-        value = self.value()
-        if value and value.isdigit():
-            return queryset.filter(Q(seat1_user=value) | Q(seat2_user=value))
+        user_id = self.account_id()
+        if user_id is not None:
+            return queryset.filter(Q(seat1_user=user_id) | Q(seat2_user=user_id))
         return queryset
 
 

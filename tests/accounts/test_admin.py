@@ -88,6 +88,9 @@ def test_the_match_list_of_one_account(superuser):
     html = client.get("/admin/games/match/", {"account": 999999}).content.decode()
     assert "no such account" in html and won.public_id not in html
     assert "By account" not in client.get("/admin/games/match/").content.decode()
+    for junk in ("9" * 40, "²", "-1", "1 OR 1=1", ""):
+        response = client.get("/admin/games/match/", {"account": junk})
+        assert response.status_code in (200, 302), junk  # the list, or Django's ?e=1
     # Searching by user name finds an account's matches too.
     html = client.get("/admin/games/match/", {"q": "bob"}).content.decode()
     assert bobs.public_id in html

@@ -209,6 +209,21 @@ def test_a_session_that_is_right_costs_the_middleware_no_query(django_assert_num
     assert seen == [request] and session["token"] == token_of(user)
 
 
+def test_a_password_change_elsewhere_takes_the_seats_off_other_devices():
+    user = account("ada")
+    phone, laptop, bob = Client(), Client(), Client()
+    sign_in(phone, "ada")
+    sign_in(laptop, "ada")
+    match = create(phone, "bit-flip")
+    join(bob, match)
+    user.set_password("a-brand-new-password-77")  # changed on another device
+    user.save()
+    # The laptop's next action is refused: its session is flushed before the move.
+    assert move(laptop, match, first_legal(match)).status_code == 403
+    assert session_token(laptop) is None and SESSION_KEY not in laptop.session
+    assert Match.objects.get(pk=match.pk).ply == 0
+
+
 def test_creating_and_joining_while_signed_in_record_the_account_and_its_name():
     ada_user, bob_user = account("ada"), account("bob")
     ada, bob = Client(), Client()
