@@ -115,3 +115,27 @@ def was_not_reloaded(page: Page) -> bool:
 def wait_for_socket(page: Page, timeout: float = 10000) -> None:
     """Wait until the page's websocket is open (site.js marks <html data-live>)."""
     expect(page.locator("html")).to_have_attribute("data-live", "open", timeout=timeout)
+
+
+PASSWORD = "a-long-enough-password-42"  # of the accounts browser tests sign up
+
+
+def sign_up(page: Page, base: str, username: str) -> None:
+    page.goto(f"{base}/")
+    page.get_by_role("link", name="Sign up").click()
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password confirmation").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(re.compile(r"/accounts/games/$"))
+    expect(page.locator(".account-nav .who")).to_have_text(username)
+
+
+def sign_in(page: Page, base: str, username: str) -> None:
+    page.goto(f"{base}/")
+    page.get_by_role("link", name="Sign in").click()
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(r"/accounts/games/$"))
+    expect(page.locator(".account-nav .who")).to_have_text(username)

@@ -16,6 +16,8 @@ from tests.browser.helpers import (
     join,
     mark_page,
     play,
+    sign_in,
+    sign_up,
     status,
     wait_for_ply,
     wait_for_socket,
@@ -24,7 +26,6 @@ from tests.browser.helpers import (
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "a-long-enough-password-42"
 SLUG = "bit-flip-divisor"  # three moves: 8, 7, 6, and Player 1 wins
 
 
@@ -38,27 +39,6 @@ def another_tab(page: Page) -> Page:
     tab.on("pageerror", lambda exc: tab.console_errors.append(str(exc)))
     tab.set_default_timeout(10_000)
     return tab
-
-
-def sign_up(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/")
-    page.get_by_role("link", name="Sign up").click()
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password confirmation").fill(PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(re.compile(r"/accounts/games/$"))
-    expect(page.locator(".account-nav .who")).to_have_text(username)
-
-
-def sign_in(page: Page, base: str, username: str) -> None:
-    page.goto(f"{base}/")
-    page.get_by_role("link", name="Sign in").click()
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(re.compile(r"/accounts/games/$"))
-    expect(page.locator(".account-nav .who")).to_have_text(username)
 
 
 def my_games(page: Page, base: str) -> Page:

@@ -18,10 +18,12 @@ from tests.browser.helpers import (
     join,
     mark_page,
     play,
+    sign_up,
     wait_for_ply,
     wait_for_socket,
     was_not_reloaded,
 )
+from tests.browser.helpers import sign_in as sign_in_with_password
 from tests.factories import actor
 from tests.ratings.helpers import rated_match, resign, sign_in_browser
 
@@ -45,8 +47,8 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
     slug = "bit-flip"
     moves, winner = SCRIPTS[slug]  # Player 2 (Bob) fills the byte
     ada, bob, guest = new_page(), new_page(), new_page()
-    sign_in(ada, live_server_url, "ada")
-    sign_in(bob, live_server_url, "bob")
+    sign_up(ada, live_server_url, "ada")  # through the site's own sign-up page
+    sign_up(bob, live_server_url, "bob")
 
     # Ada ticks "Rated" (offered to her: she is signed in; only for a friend's match).
     ada.goto(f"{live_server_url}/games/{slug}/new/")
@@ -111,6 +113,17 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
     expect(bob.locator("#end-notes")).to_have_text(
         "Ratings: ada 1338? (\u2212162), bob 1662? (+162)"
     )
+
+    # The game is in both players' My games, and in a second browser signed into Bob's.
+    match_row = f"#finished #game-{match.public_id}"
+    for page, result in ((ada, "Lost"), (bob, "Won")):
+        page.goto(f"{live_server_url}/accounts/games/")
+        expect(page.locator(match_row)).to_contain_text(result)
+    phone = new_page()
+    sign_in_with_password(phone, live_server_url, "bob")
+    expect(phone.locator(match_row)).to_contain_text("Won")
+    phone.locator(match_row).get_by_role("link", name=re.compile("^Replay")).click()
+    expect(phone.locator("#end-notes")).to_contain_text("bob 1662? (+162)")
 
 
 def test_at_360_px_the_rating_pages_do_not_scroll_sideways(live_server_url, new_page):
