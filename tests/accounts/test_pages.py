@@ -37,7 +37,7 @@ def test_the_header_offers_sign_in_and_up_or_the_account_and_sign_out():
     assert "My games" not in signed_out and "Sign out" not in signed_out
     sign_up(browser, "ada")
     signed_in = header(browser.get("/").content.decode())
-    assert ">ada</span>" in signed_in
+    assert re.search(r'<a class="who" href="/players/ada/"[^>]*>ada</a>', signed_in)
     assert 'href="/accounts/games/">My games</a>' in signed_in
     form = re.search(r'<form method="post" action="/accounts/logout/">.*?</form>', signed_in, re.S)
     assert form and "csrfmiddlewaretoken" in form.group(0) and "Sign out" in form.group(0)
