@@ -2,8 +2,9 @@ from django.conf import settings
 
 from games.routing import unknown_path
 from games.routing import websocket_urlpatterns as games_ws
+from lobby.routing import websocket_urlpatterns as lobby_ws
 
-websocket_urlpatterns = [*games_ws]
+websocket_urlpatterns = [*games_ws, *lobby_ws]
 
 if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
     from benchmarks.baseline import websocket_urlpatterns as baseline_ws

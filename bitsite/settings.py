@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "games",
+    "lobby",
 ]
 
 MIDDLEWARE = [
@@ -215,6 +216,9 @@ RATE_LIMITS = {
     "join": env_rates("BITSITE_RATE_JOIN", "60/m,300/m"),
     "move": env_rates("BITSITE_RATE_MOVE", "1200/m,6000/m"),
     "socket": env_rates("BITSITE_RATE_SOCKET", "120/m,1200/m"),
+    # Listing a challenge in the lobby and "Play anyone" (besides "create"): what keeps one
+    # address from filling the lobby with challenges made from fresh sessions.
+    "lobby": env_rates("BITSITE_RATE_LOBBY", "10/m,30/m"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
@@ -223,6 +227,14 @@ RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
 # In a friend's match without a clock, a player may claim the game once the opponent has
 # had no page of it open for this many seconds.
 ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))
+
+# The lobby (lobby/): an open challenge closes this many seconds after it was made, or once
+# its creator has had no page of it open for LOBBY_CREATOR_AWAY seconds; each server
+# process with a lobby page open (or a challenge made) looks for due challenges every
+# LOBBY_SWEEP_EVERY seconds.
+LOBBY_CHALLENGE_TTL = float(os.environ.get("BITSITE_LOBBY_TTL", "600"))
+LOBBY_CREATOR_AWAY = float(os.environ.get("BITSITE_LOBBY_AWAY", "60"))
+LOBBY_SWEEP_EVERY = float(os.environ.get("BITSITE_LOBBY_SWEEP", "5"))
 
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))

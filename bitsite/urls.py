@@ -7,6 +7,7 @@ from bitsite.health import healthz
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("", include("lobby.urls")),  # the home page (the lobby) and the watch page
     path("", include("games.urls")),
 ]
 
