@@ -439,3 +439,47 @@ def test_a_small_picture_for_every_game_from_its_presenter():
     tiles = mini_picture(long_number)["tiles"]
     assert len(tiles) == 32 and tiles[0]["text"] == "…"
     assert "".join(t["text"] for t in tiles[1:]) == pos.binary[-31:]
+
+
+# ---- rate limits --------------------------------------------------------------------------
+
+
+def test_play_anyone_and_listing_are_rate_limited_per_browser_and_per_address(settings):
+    from tests.test_limits import an_address, rates
+
+    settings.RATE_LIMITS = rates(lobby=("3/m", "5/m"))
+    ada = client_with_token("a-browser-pressing-play-anyone", REMOTE_ADDR=an_address())
+    games = ["bit-flip", "bit-flip-divisor", "last-digit-standing", "bitwise-battle"]
+    codes = [ada.post(f"/games/{slug}/play-anyone").status_code for slug in games]
+    assert codes == [303, 303, 303, 429]
+    assert (
+        "faster than anyone plays"
+        in ada.post("/games/last-bit-standing/play-anyone").content.decode()
+    )
+    # Listing from the form counts too; an unlisted match does not.
+    listing = ada.post("/games/last-bit-standing/new/", form_data("last-bit-standing", listed="on"))
+    assert listing.status_code == 429
+    assert (
+        ada.post("/games/last-bit-standing/new/", form_data("last-bit-standing")).status_code == 303
+    )
+    assert Match.objects.filter(listed=True).count() == 3
+    # Per address: every browser of one address together.
+    address = an_address()
+    codes = [
+        Client(REMOTE_ADDR=address).post(f"/games/{slug}/play-anyone").status_code
+        for slug in [*games, "last-bit-standing", "bit-flip"]
+    ]
+    assert codes == [303] * 5 + [429]
+
+
+def test_accepting_is_rate_limited_like_joining(settings):
+    from tests.test_limits import rates
+
+    settings.RATE_LIMITS = rates(join=("2/m", "1000/m"))
+    bob = client_with_token("a-browser-accepting-challenges")
+    codes = []
+    for _ in range(3):
+        match, _ = listed()
+        codes.append(bob.post(f"/lobby/{match.public_id}/accept").status_code)
+    assert codes == [303, 303, 429]
+    assert Match.objects.filter(status=Match.Status.WAITING).count() == 1
