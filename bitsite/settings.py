@@ -228,13 +228,15 @@ RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
 # had no page of it open for this many seconds.
 ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))
 
-# The lobby (lobby/): an open challenge closes this many seconds after it was made, or once
-# its creator has had no page of it open for LOBBY_CREATOR_AWAY seconds; each server
-# process with a lobby page open (or a challenge made) looks for due challenges every
-# LOBBY_SWEEP_EVERY seconds.
+# The lobby (lobby/): an open challenge closes LOBBY_CHALLENGE_TTL seconds after it was
+# made, or once its creator has had no page of it open for LOBBY_CREATOR_AWAY seconds;
+# each server process with a lobby page open (or a challenge made) looks for due
+# challenges every LOBBY_SWEEP_EVERY seconds.
 LOBBY_CHALLENGE_TTL = float(os.environ.get("BITSITE_LOBBY_TTL", "600"))
 LOBBY_CREATOR_AWAY = float(os.environ.get("BITSITE_LOBBY_AWAY", "60"))
 LOBBY_SWEEP_EVERY = float(os.environ.get("BITSITE_LOBBY_SWEEP", "5"))
+# A burst of changes to the lobby's lists reaches each page as one frame this often.
+LOBBY_PUSH_EVERY = float(os.environ.get("BITSITE_LOBBY_PUSH", "0.25"))
 
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))

@@ -336,7 +336,8 @@ def create_match(
         match.started_at = now
         for field, value in clock.on_start(match, now).items():
             setattr(match, field, value)
-    with transaction.atomic():
+
+    def change() -> Match:
         if listed:  # at most one open challenge of a game per browser: the new one replaces
             lock_listings(game.slug)
             for older in Match.objects.select_for_update().filter(
@@ -347,7 +348,9 @@ def create_match(
                 )
         match.save()
         _changed(match)
-    return match
+        return match
+
+    return _write(change)  # on SQLite, the writer thread's kept connection
 
 
 def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:

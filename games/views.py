@@ -216,7 +216,8 @@ def _create_match(request, game):
         time_control=data.get("time_control"),
         listed=data.get("listed", False),
     )
-    play.computer_move(match.public_id)  # when the computer moves first
+    if match.computer_to_move:  # the computer moves first
+        play.computer_move(match.public_id)
     return _see_other(match.get_absolute_url())
 
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from games import play, presence
 from games.models import Match, hash_secret
-from games.rights import Refused
+from games.rights import NoSuchMatch, Refused
 from games.rules import get_game
 
 SHOWN = 50  # open challenges listed at most, the oldest first
@@ -95,6 +95,30 @@ def sweep() -> int:
     for match in due:
         play.expire_challenge(match.public_id, due=is_due)
     return left
+
+
+class Expired(Refused):
+    default = "That challenge is no longer open."
+
+
+def accept(public_id: str, *, token: str, user=None) -> Match:
+    """Take the second seat of an open challenge: the share link's join (``play.join``),
+    in one write with the lobby's checks. A match that is not listed is no challenge
+    (NoSuchMatch); one that is due is closed instead (then Expired)."""
+
+    def change() -> Match | None:
+        match = Match.objects.filter(public_id=public_id, listed=True).first()
+        if match is None:
+            raise NoSuchMatch()
+        if match.status == Match.Status.WAITING and is_due(match):
+            play.expire_challenge(public_id, due=is_due)
+            return None
+        return play.join(public_id, token=token, user=user)
+
+    joined = play.write(change)
+    if joined is None:
+        raise Expired()
+    return joined
 
 
 def compatible(match: Match, standard: dict) -> bool:

@@ -2,10 +2,11 @@
 
 On connect (and on a ``{"type": "sync"}`` frame) a socket reads its list and draws it for
 its viewer (the creator of a challenge sees "Withdraw" on it), as a match socket reads its
-board. After that it only forwards: every change arrives drawn once (lobby/live.py), and
-the socket picks the part meant for its viewer, and drops what its page already shows or
-no longer shows (it remembers the rows and cards it sent: a row added twice, or removed
-before it was shown, is never sent). It reads no database and draws nothing on a push.
+board. After that it only forwards: changes arrive drawn once, in batches (lobby/live.py),
+and the socket picks the part of each meant for its viewer, drops what its page already
+shows or no longer shows (it remembers the rows and cards it sent: a row added twice, or
+removed before it was shown, is never sent), and sends the rest as one frame. It reads no
+database and draws nothing on a push.
 
 Sockets are counted like the match sockets (games/presence.py, games/limits.py): the socket
 rate limit (4429), one browser's sockets per process and on this page (4409), and the
@@ -180,20 +181,23 @@ class LobbyConsumer(PageConsumer):
         html = render_to_string("lobby/_challenges.html", {"challenges": rows})
         return html, {row["match"].public_id for row in rows}, mine
 
-    async def lobby_added(self, event):
-        public_id = event["id"]
-        if public_id in self.shown or public_id in self.gone:
-            return
-        self.shown.add(public_id)
-        own = self.mine is not None and event["owner"] == self.mine
-        await self.send(text_data=event["own_html"] if own else event["html"])
-
-    async def lobby_removed(self, event):
-        public_id = event["id"]
-        self.gone.add(public_id)
-        if public_id in self.shown:
-            self.shown.discard(public_id)
-            await self.send(text_data=event["html"])
+    async def lobby_batch(self, message):
+        parts = []
+        for event in message["events"]:
+            public_id = event["id"]
+            if event["kind"] == "added":
+                if public_id in self.shown or public_id in self.gone:
+                    continue
+                self.shown.add(public_id)
+                own = self.mine is not None and event["owner"] == self.mine
+                parts.append(event["own_html"] if own else event["html"])
+            else:  # removed
+                self.gone.add(public_id)
+                if public_id in self.shown:
+                    self.shown.discard(public_id)
+                    parts.append(event["html"])
+        if parts:
+            await self.send(text_data="".join(parts))
 
 
 class WatchConsumer(PageConsumer):
@@ -212,18 +216,21 @@ class WatchConsumer(PageConsumer):
         html = render_to_string("lobby/_cards.html", {"cards": cards})
         return html, {card["match"].public_id: card["match"].version for card in cards}
 
-    async def watch_card(self, event):
-        public_id, version = event["id"], event["version"]
-        if public_id in self.gone:
-            return
-        shown = self.versions.get(public_id)
-        if shown is not None and version <= shown:
-            return  # this page shows this version or a newer one
-        self.versions[public_id] = version
-        await self.send(text_data=event["add"] if shown is None else event["replace"])
-
-    async def watch_removed(self, event):
-        public_id = event["id"]
-        self.gone.add(public_id)
-        if self.versions.pop(public_id, None) is not None:
-            await self.send(text_data=event["html"])
+    async def watch_batch(self, message):
+        parts = []
+        for event in message["events"]:
+            public_id = event["id"]
+            if event["kind"] == "card":
+                if public_id in self.gone:
+                    continue
+                shown = self.versions.get(public_id)
+                if shown is not None and event["version"] <= shown:
+                    continue  # this page shows this version or a newer one
+                self.versions[public_id] = event["version"]
+                parts.append(event["add"] if shown is None else event["replace"])
+            else:  # removed
+                self.gone.add(public_id)
+                if self.versions.pop(public_id, None) is not None:
+                    parts.append(event["html"])
+        if parts:
+            await self.send(text_data="".join(parts))

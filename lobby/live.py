@@ -15,6 +15,9 @@ never holds the request, and survives a Redis outage), to one group:
 
 A change to the lobby therefore costs the same whether 1 or 1,000 pages watch it: one
 render and one group send; each consumer (lobby/consumers.py) forwards what it is sent.
+The sends are batched per group (``Batches``): a change after a quiet moment goes at
+once, a burst goes as one message every LOBBY_PUSH_EVERY seconds (a row added and taken
+within it never travels), so a busy lobby costs each page a few frames a second.
 
 The ``Sweeper`` closes due challenges (lobby/challenges.py): in each server process, a
 small asyncio task that runs while that process has a lobby page open or has made a
@@ -27,6 +30,8 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import threading
+import time
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -95,10 +100,8 @@ def card_context(match: Match, *, spectators: int | None) -> dict:
     }
 
 
-def render_card(match: Match, *, spectators: int | None, oob: bool = False) -> str:
-    return render_to_string(
-        "lobby/_card.html", {"w": card_context(match, spectators=spectators), "oob": oob}
-    )
+def render_card(match: Match, *, spectators: int | None) -> str:
+    return render_to_string("lobby/_card.html", {"w": card_context(match, spectators=spectators)})
 
 
 def challenge_rows(mine: str | None) -> list[dict]:
@@ -150,17 +153,15 @@ def on_match_changed(sender, match: Match, **kwargs) -> None:
         challenge_opened(match)
         return
     if match.ply == 0:  # it has just left the lobby: taken, withdrawn or expired
-        publisher.publish(
-            LOBBY_GROUP,
-            {"type": "lobby.removed", "id": match.public_id, "html": removal("c", match.public_id)},
+        lobby_batches.add(
+            {"kind": "removed", "id": match.public_id, "html": removal("c", match.public_id)}
         )
     if match.status == Match.Status.PLAYING:
         if watching(WATCH_PAGE):
             card_changed(match)
     elif match.started_at is not None:  # it was played, and is over
-        publisher.publish(
-            WATCH_GROUP,
-            {"type": "watch.removed", "id": match.public_id, "html": removal("w", match.public_id)},
+        watch_batches.add(
+            {"kind": "removed", "id": match.public_id, "html": removal("w", match.public_id)}
         )
 
 
@@ -168,15 +169,14 @@ def challenge_opened(match: Match) -> None:
     row = render_challenge(match, own=False)
     own = render_challenge(match, own=True)
     wrap = '<div hx-swap-oob="beforeend:#challenge-list">{}</div>'
-    publisher.publish(
-        LOBBY_GROUP,
+    lobby_batches.add(
         {
-            "type": "lobby.added",
+            "kind": "added",
             "id": match.public_id,
             "owner": match.seat1_secret,  # never sent to a page: the consumer compares
             "html": wrap.format(row),
             "own_html": wrap.format(own),
-        },
+        }
     )
     sweeper.soon()
 
@@ -184,17 +184,87 @@ def challenge_opened(match: Match) -> None:
 def card_changed(match: Match) -> None:
     (spectators,) = spectators_of([match])
     card = render_card(match, spectators=spectators)
-    replace = render_card(match, spectators=spectators, oob=True)
-    publisher.publish(
-        WATCH_GROUP,
+    # The same card, to replace the one a page shows (drawn once: the attribute added).
+    at = f'id="w-{match.public_id}"'
+    replace = card.replace(at, f'{at} hx-swap-oob="true"', 1)
+    watch_batches.add(
         {
-            "type": "watch.card",
+            "kind": "card",
             "id": match.public_id,
             "version": match.version,
             "add": f'<div hx-swap-oob="afterbegin:#watch-list">{card}</div>',
             "replace": replace,
-        },
+        }
     )
+
+
+# ---- batches: at most a frame per page every LOBBY_PUSH_EVERY seconds --------------------
+
+
+def coalesce(events: list[dict]) -> list[dict]:
+    """One batch's events, each id's last word kept: a row added then removed within the
+    batch is only removed (a page whose snapshot showed it still hears of it), a card
+    drawn twice is sent once, the newest."""
+    last: dict[str, dict] = {}
+    for event in events:
+        last.pop(event["id"], None)  # the newest goes last, in order
+        last[event["id"]] = event
+    return list(last.values())
+
+
+class Batches:
+    """The changes of one group's list on their way, from any thread: the first change
+    after a quiet LOBBY_PUSH_EVERY seconds goes at once, the ones that follow sooner wait
+    for the end of that window and go together, coalesced. A burst of challenges costs
+    each page one frame, not one per challenge. Sent by the live layer's publisher
+    (games/live.py), from the server's event loop."""
+
+    def __init__(self, group: str, kind: str):
+        self.group = group
+        self.type = kind  # the consumers' handler: lobby.batch, watch.batch
+        self.lock = threading.Lock()
+        self.pending: list[dict] = []
+        self.scheduled: asyncio.AbstractEventLoop | None = None  # the loop a flush waits in
+        self.last = 0.0  # when the last batch went (time.monotonic)
+
+    def add(self, event: dict) -> None:
+        running = _running_loop()
+        loop = running or server_loop()
+        with self.lock:
+            self.pending.append(event)
+            if self.scheduled is not None and self.scheduled is loop and not loop.is_closed():
+                return  # a flush is on its way in this loop
+            self.scheduled = loop
+            delay = max(0.0, self.last + settings.LOBBY_PUSH_EVERY - time.monotonic())
+        if loop is None:  # no server here (a management command, a plain test): at once
+            self.flush()
+            return
+        try:
+            if loop is running:
+                loop.call_later(delay, self.flush)
+            else:
+                loop.call_soon_threadsafe(loop.call_later, delay, self.flush)
+        except RuntimeError:  # the loop closed in between
+            self.flush()
+
+    def flush(self) -> None:
+        with self.lock:
+            events, self.pending = self.pending, []
+            self.scheduled = None
+            self.last = time.monotonic()
+        if events:
+            publisher.publish(self.group, {"type": self.type, "events": coalesce(events)})
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+lobby_batches = Batches(LOBBY_GROUP, "lobby.batch")
+watch_batches = Batches(WATCH_GROUP, "watch.batch")
 
 
 # ---- the sweeper ---------------------------------------------------------------------

@@ -30,7 +30,6 @@ ACCEPT_WORDS = {
     rights.SeatsTaken: "That challenge is no longer open: someone accepted it first, or it "
     "was withdrawn.",
 }
-GONE = "That challenge is no longer open."
 
 
 def _user(request):
@@ -85,12 +84,12 @@ def _listed_or_404(public_id: str) -> Match:
 @limited("join")
 def accept(request, public_id):
     """Take the second seat of an open challenge: the share link's join."""
-    match = _listed_or_404(public_id)
-    if match.status == Match.Status.WAITING and challenges.is_due(match):
-        play.expire_challenge(public_id, due=challenges.is_due)
-        return _answer(request, GONE, status=409)
     try:
-        match = play.join(public_id, token=session_token(request.session), user=_user(request))
+        match = challenges.accept(
+            public_id, token=session_token(request.session), user=_user(request)
+        )
+    except rights.NoSuchMatch:
+        raise Http404("There is no such challenge.") from None
     except Refused as refusal:
         message = ACCEPT_WORDS.get(type(refusal), refusal.message)
         return _answer(request, message, status=_status(refusal))
