@@ -17,6 +17,10 @@ TARGETS = {
     "storm": "100 sockets of one seat cost under 1 s of server CPU in total and add under "
     "100 ms to another match's connect",
     "memory": "a server stays under 150 MB after 30 perfect-computer games with different options",
+    "lobby_fanout": "1,000 pages watching the lobby: a new challenge reaches the last of them "
+    "within 2x the bare fan-out to 1,000 sockets (p50 and p99)",
+    "lobby_churn": "challenges made and accepted at 20/s slow the moves of running matches by "
+    "at most 1.2x (p50 and p99)",
 }
 
 
@@ -136,9 +140,45 @@ def targets(results: dict) -> dict:
             "peak_mib": mem["peak_mib"],
             "met": mem["rss_after_mib"] * 1.048576 < 150,  # MiB to MB
         }
+    fan = results.get("lobby_fanout")
+    if fan:
+        ours, bare = lobby_fanout_figures(fan)
+        p50, p99 = _ratio(ours["p50_ms"], bare["p50_ms"]), _ratio(ours["p99_ms"], bare["p99_ms"])
+        out["lobby_fanout"] = {
+            "pages": fan["pages"],
+            "p50_ms": ours["p50_ms"],
+            "p99_ms": ours["p99_ms"],
+            "bare_p50_ms": bare["p50_ms"],
+            "bare_p99_ms": bare["p99_ms"],
+            "p50_ratio": p50,
+            "p99_ratio": p99,
+            "met": p50 <= 2.0 and p99 <= 2.0,
+        }
+    churn = results.get("lobby_churn")
+    if churn:
+        p50 = _ratio(churn["churn"]["p50_ms"], churn["quiet"]["p50_ms"])
+        p99 = _ratio(churn["churn"]["p99_ms"], churn["quiet"]["p99_ms"])
+        out["lobby_churn"] = {
+            "n": churn["n"],
+            "rate": churn["churn_rate"],
+            "done": churn["challenges"]["done"],
+            "seconds": churn["churn"]["seconds"],
+            "p50_ratio": p50,
+            "p99_ratio": p99,
+            "met": p50 <= 1.2 and p99 <= 1.2,
+        }
     for key, value in out.items():
         value["target"] = TARGETS[key]
     return out
+
+
+def lobby_fanout_figures(fan: dict) -> tuple[dict, dict]:
+    """POST to the row reaching the last lobby page, and POST to the last bare listener."""
+    empty = _empty_summary()
+    return (
+        fan["challenges"].get("last_listener", empty),
+        fan["baseline"].get("last_listener", empty),
+    )
 
 
 def fanout_figures(fanout: dict) -> tuple[dict, dict]:
@@ -205,6 +245,17 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
         return (
             f"{_f(t['moves_per_s'])} / {_f(t['bare_per_s'])} = {_f(t['ratio'], 2)}x "
             f"(bare GET {_f(t['get_per_s'])}/s)"
+        )
+    if key == "lobby_fanout":
+        return (
+            f"p50 {_f(t['p50_ms'], 0)} / {_f(t['bare_p50_ms'], 0)} ms = {_f(t['p50_ratio'], 2)}x, "
+            f"p99 {_f(t['p99_ms'], 0)} / {_f(t['bare_p99_ms'], 0)} ms = {_f(t['p99_ratio'], 2)}x "
+            f"({t['pages']:,} pages)"
+        )
+    if key == "lobby_churn":
+        return (
+            f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x "
+            f"(N = {t['n']}, {t['done']:,} challenges made and accepted)"
         )
     if "p50_ratio" in t:
         return f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x"
@@ -391,6 +442,103 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                         "errors",
                         "late",
                         "p99 ratio",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+    fan = results.get("lobby_fanout")
+    if fan:
+        ours, bare = lobby_fanout_figures(fan)
+        rows = []
+        for name, res, last in (
+            ("ours", fan["challenges"], ours),
+            ("bare", fan["baseline"], bare),
+        ):
+            rows.append(
+                [
+                    name,
+                    _f(res.get("offered_per_s")),
+                    _f(last["p50_ms"]),
+                    _f(last["p95_ms"]),
+                    _f(last["p99_ms"]),
+                    _f(last["max_ms"]),
+                    _f(res["answer"]["p50_ms"]),
+                    str(res["moves"]),
+                    f"{res.get('pushes', 0):,} / {res.get('pushes_expected', 0):,}",
+                    str(res["errors"]),
+                    str(res["late"]),
+                    (
+                        f"{_f(_ratio(ours['p50_ms'], bare['p50_ms']), 2)}x / "
+                        f"{_f(_ratio(ours['p99_ms'], bare['p99_ms']), 2)}x"
+                    )
+                    if name == "ours"
+                    else "",
+                ]
+            )
+        out.append(
+            (
+                f"Lobby fan-out: {fan['pages']:,} pages watching the lobby; a new challenge (the "
+                "new-match form, listed, by a new browser), open loop; POST to its row reaching "
+                f"the last page (ms); bare = one INSERT + one group send to {fan['pages']:,} bare "
+                "listeners, same schedule",
+                _grid(
+                    [
+                        "",
+                        "offered/s",
+                        "last p50",
+                        "last p95",
+                        "last p99",
+                        "last max",
+                        "answer p50",
+                        "sent",
+                        "rows arrived",
+                        "errors",
+                        "late",
+                        "ratio p50 / p99",
+                    ],
+                    rows,
+                    markdown,
+                ),
+            )
+        )
+    churn = results.get("lobby_churn")
+    if churn:
+        rows = []
+        for name, label in (("quiet", "without"), ("churn", "with the churn")):
+            res = churn[name]
+            rows.append(
+                [
+                    label,
+                    _f(res.get("offered_per_s")),
+                    _f(res["p50_ms"]),
+                    _f(res["p95_ms"]),
+                    _f(res["p99_ms"]),
+                    _f(res["max_ms"]),
+                    str(res["moves"]),
+                    str(res["errors"]),
+                    str(res["late"]),
+                ]
+            )
+        c = churn["challenges"]
+        out.append(
+            (
+                f"Lobby churn: N = {churn['n']} matches in play, open loop; their move latency "
+                f"(POST to the opponent's push, ms) without and with {_f(churn['churn_rate'], 0)} "
+                f"challenges a second made and accepted beside them ({c['done']:,} of "
+                f"{c['offered']:,} done, {c['errors']} errors), in alternating turns",
+                _grid(
+                    [
+                        "moves",
+                        "offered/s",
+                        "p50",
+                        "p95",
+                        "p99",
+                        "max",
+                        "moves",
+                        "errors",
+                        "late",
                     ],
                     rows,
                     markdown,
@@ -828,6 +976,30 @@ def sanity(results: dict) -> list[str]:
             last = res.get("last_listener")
             if not last or not _finite_positive(last["p50_ms"], last["p99_ms"], last["max_ms"]):
                 problems.append(f"fan-out {key}: no time to the last listener")
+    if config and not config.get("skip_lobby") and not results.get("lobby_fanout"):
+        problems.append("lobby: did not run")
+    fan = results.get("lobby_fanout")
+    if fan:
+        for key in ("challenges", "baseline"):
+            res = fan[key]
+            _check_moves(f"lobby fan-out {key}", res, problems)
+            if res.get("pushes", 0) != res.get("pushes_expected", -1):
+                problems.append(
+                    f"lobby fan-out {key}: {res.get('pushes', 0)} of "
+                    f"{res.get('pushes_expected')} rows reached the pages"
+                )
+    churn = results.get("lobby_churn")
+    if churn:
+        for key in ("quiet", "churn"):
+            _check_moves(f"lobby churn moves {key}", churn[key], problems)
+        c = churn["challenges"]
+        if c["errors"] or not c["done"]:
+            problems.append(
+                f"lobby churn: {c['done']} of {c['offered']} challenges made and accepted "
+                f"({', '.join(c['error_kinds'])})"
+            )
+        if config and churn["watchers_open"] != 2 * config.get("churn_pages", 0):
+            problems.append("lobby churn: a lobby or watch page was closed")
     if config and not config.get("skip_memory", True) and not results.get("memory"):
         problems.append("solver memory: did not run")
     mem = results.get("memory")
@@ -949,6 +1121,32 @@ def readme_figures(results: dict) -> str:
             + f" ms; the bare insert + group send to {fanout['spectators']:,} bare listeners: "
             + ms(_f(bare[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
             + f" ms ({fanout['moves']['errors'] + fanout['baseline']['errors']} errors)."
+        )
+        lines.append("")
+    fan = results.get("lobby_fanout")
+    if fan:
+        ours, bare = lobby_fanout_figures(fan)
+        ms = " / ".join
+        lines.append(
+            f"Lobby: {fan['pages']:,} pages watching the lobby, a new challenge "
+            f"{_f(fan['offered_per_s'], 0)} times a second; POST to its row reaching the last "
+            "page, p50 / p95 / p99 / max: "
+            + ms(_f(ours[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms; the bare insert + group send to {fan['pages']:,} bare listeners: "
+            + ms(_f(bare[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms ({fan['challenges']['errors'] + fan['baseline']['errors']} errors)."
+        )
+        lines.append("")
+    churn = results.get("lobby_churn")
+    if churn:
+        q, c = churn["quiet"], churn["churn"]
+        lines.append(
+            f"Lobby churn: N = {churn['n']} matches in play at "
+            f"{_f(q['offered_per_s'], 0)} moves/s; move p50 / p99 "
+            f"{_f(q['p50_ms'], 0)} / {_f(q['p99_ms'], 0)} ms without, "
+            f"{_f(c['p50_ms'], 0)} / {_f(c['p99_ms'], 0)} ms with "
+            f"{_f(churn['churn_rate'], 0)} challenges a second made and accepted beside them "
+            f"({churn['challenges']['done']:,} done, {churn['challenges']['errors']} errors)."
         )
         lines.append("")
     storm = results.get("storm")

@@ -19,6 +19,13 @@ PostgreSQL and Redis):
    --fanout-rate (2/s), each timed from its POST to the push reaching the LAST
    spectator; against one bare group with as many bare listeners, same schedule,
    interleaved.
+2b. The lobby (a fresh server each): --lobby-pages home pages (1,000) watching the
+   lobby; a new challenge (the new-match form with "List it in the lobby", by a new
+   browser) at --fanout-rate, timed from its POST to its row reaching the LAST page;
+   against one bare group of as many bare listeners, interleaved. Then N = --churn-n
+   matches in play (100, 10 moves/s, open loop), their move latency with and without
+   challenges made and accepted at --churn-rate (20/s) beside them, interleaved, with
+   --churn-pages lobby and watch pages open.
 3. Presence storm (a fresh server each time): a probe match with both players
    on; a new socket's time to its first board on the probe match, while quiet;
    then --storm sockets (100) of seat 1 of another match opened at once with
@@ -57,7 +64,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import load, memory, profile, report
+from benchmarks import load, lobby, memory, profile, report
 from benchmarks.servers import (
     REDIS_URL,
     BenchServer,
@@ -150,6 +157,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="BITSITE_SOCKETS_PER_MATCH and _PER_PROCESS of the storm's second server, the "
         "caps lifted (1000)",
     )
+    p.add_argument(
+        "--lobby-pages", type=int, help="pages watching the lobby (default 1000; tiny 20)"
+    )
+    p.add_argument(
+        "--churn-rate",
+        type=float,
+        help="challenges made and accepted per second beside the moves (20; tiny 4)",
+    )
+    p.add_argument("--churn-n", type=int, help="matches in play during the churn (100; tiny 2)")
+    p.add_argument(
+        "--churn-pages",
+        type=int,
+        help="lobby pages and watch pages open during the churn, each (20; tiny 2)",
+    )
+    p.add_argument("--skip-lobby", action="store_true")
     p.add_argument("--skip-fanout", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
@@ -193,6 +215,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "warmup": 1.0 if tiny else 3.0,
         "closed": 2.0 if tiny else 12.0,
         "fanout": 20 if tiny else 300,
+        "lobby_pages": 20 if tiny else 1000,
+        "churn_rate": 4.0 if tiny else 20.0,
+        "churn_n": 2 if tiny else 100,
+        "churn_pages": 2 if tiny else 20,
         "storm": 10 if tiny else 100,
         "memory_games": 2 if tiny else 30,
         "storm_hold": 1.0 if tiny else 3.0,
@@ -470,6 +496,141 @@ async def fanout_run(env: dict, args) -> dict:
                     f"{res['pushes_expected']} pushes, errors {res['errors']}, late {res['late']}"
                 )
             await asyncio.gather(pair.close(), bare.close())
+        result["server_tracebacks"] = server.tracebacks()
+        return result
+    finally:
+        server.stop()
+
+
+# ---- 2b. the lobby ------------------------------------------------------------------------
+
+# The benchmark's challenges are never closed by time or by their creators' absence (no
+# creator opens a page): a sweep's removals would be fan-outs of their own, mid-run.
+LOBBY_ENV = {"BITSITE_LOBBY_TTL": "86400", "BITSITE_LOBBY_AWAY": "86400"}
+
+
+async def lobby_fanout_run(env: dict, args) -> dict:
+    """``--lobby-pages`` pages watching the lobby; each new challenge timed from its POST to
+    its row reaching the last of them; against one bare group of as many listeners."""
+    count = args.lobby_pages
+    rate = min(args.fanout_rate, 1 / args.min_interval)
+    progress(
+        f"Lobby fan-out: {count} pages watching the lobby, and a bare group of {count} listeners"
+    )
+    server = BenchServer(env | LOBBY_ENV, name="bench-lobby-fanout").start()
+    try:
+        await asyncio.sleep(1.0)
+        result = {"pages": count, "offered_per_s": rate}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            pages = lobby.LobbyPages(client, target, count)
+            await pages.open()
+            bare = load.BarePair(client, "lobby", {1: target, 2: target})
+            await bare.open(listeners=count - 1)  # as many timed as the pages after the first
+            await asyncio.sleep(1.0)
+            result["memory_kib"] = server.memory()
+            progress(
+                f"  new challenges and the bare insert + group send, open loop at {rate:g}/s, "
+                f"{args.duration:g} s each in {args.segments} turns"
+            )
+            merged = await load.interleaved(
+                {
+                    "challenges": lambda d, w: load.open_loop([pages], rate, d, w),
+                    "baseline": lambda d, w: load.open_loop([bare], rate, d, w),
+                },
+                args.duration,
+                args.warmup,
+                args.segments,
+            )
+            for name, (outcomes, seconds) in merged.items():
+                result[name] = load.moves_result(outcomes, seconds)
+                result[name]["offered_per_s"] = rate
+                result[name]["pushes_expected"] = result[name]["moves"] * (count - 1)
+            for name, label in (("challenges", "ours"), ("baseline", "bare")):
+                res = result[name]
+                last = res.get("last_listener")
+                progress(
+                    f"    {label}: to the last of {count}: "
+                    + (
+                        f"p50 {last['p50_ms']:.1f} ms, p99 {last['p99_ms']:.1f} ms, "
+                        f"max {last['max_ms']:.1f} ms"
+                        if last
+                        else "nothing arrived"
+                    )
+                    + f"; {res['moves']} sent, errors {res['errors']}, late {res['late']}"
+                )
+            await asyncio.gather(pages.close(), bare.close())
+        result["server_tracebacks"] = server.tracebacks()
+        return result
+    finally:
+        server.stop()
+
+
+async def lobby_churn_run(env: dict, args) -> dict:
+    """Move latency of ``--churn-n`` matches in play, without and with challenges made and
+    accepted at ``--churn-rate`` beside them (interleaved turns on one server)."""
+    n, rate = args.churn_n, offered_rate(args, args.churn_n)
+    progress(
+        f"Lobby churn: {n} matches at {rate:g} moves/s, without and with {args.churn_rate:g} "
+        f"challenges made and accepted a second ({args.churn_pages} lobby and watch pages open)"
+    )
+    rows = make_matches(env, n)
+    server = BenchServer(env | LOBBY_ENV, name="bench-lobby-churn").start()
+    rng = random.Random(args.seed)
+    try:
+        await asyncio.sleep(1.0)
+        result = {"n": n, "offered_per_s": rate, "churn_rate": args.churn_rate}
+        async with load.Client() as client:
+            target = load.Target(server.port)
+            pairs = [load.MatchPair(client, row, {1: target, 2: target}, rng) for row in rows]
+            await load.open_all(pairs, lambda p: p.open())
+            watchers = []
+            for path, parse in (("/ws/lobby/", lobby.parse_row), ("/ws/watch/", lobby.parse_cards)):
+                for _ in range(args.churn_pages):
+                    sock = await client.socket(target, path, parse)
+                    await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
+                    watchers.append(sock)
+            await asyncio.sleep(1.0)
+            churned: list[dict] = []
+            churn = lobby.Churn(client, target, args.churn_rate)
+
+            async def with_churn(duration, warmup):
+                until = load.now() + 0.2 + warmup + duration
+                churning = asyncio.create_task(churn.run(until))
+                moved = await load.open_loop(pairs, rate, duration, warmup)
+                churned.append(await churning)
+                return moved
+
+            merged = await load.interleaved(
+                {
+                    "quiet": lambda d, w: load.open_loop(pairs, rate, d, w),
+                    "churn": with_churn,
+                },
+                args.duration,
+                args.warmup,
+                args.segments,
+            )
+            for name, (outcomes, seconds) in merged.items():
+                result[name] = load.moves_result(outcomes, seconds)
+                result[name]["offered_per_s"] = rate
+            result["challenges"] = {
+                key: sum(c[key] for c in churned) for key in ("offered", "done", "errors")
+            }
+            result["challenges"]["error_kinds"] = sorted(
+                {kind for c in churned for kind in c["error_kinds"]}
+            )
+            result["watchers_open"] = sum(1 for s in watchers if not s.task.done())
+            for name, label in (("quiet", "without"), ("churn", "with the churn")):
+                res = result[name]
+                progress(f"    moves {label}: {describe(res)}, late {res['late']}")
+            c = result["challenges"]
+            progress(
+                f"    challenges made and accepted: {c['done']} of {c['offered']}, "
+                f"errors {c['errors']} {c['error_kinds'] or ''}"
+            )
+            await asyncio.gather(
+                *(p.close() for p in pairs), *(s.close() for s in watchers), return_exceptions=True
+            )
         result["server_tracebacks"] = server.tracebacks()
         return result
     finally:
@@ -843,6 +1004,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_fanout:
             results["fanout"] = asyncio.run(fanout_run(env, args))
             busy(results, "fan-out")
+        if not args.skip_lobby:
+            results["lobby_fanout"] = asyncio.run(lobby_fanout_run(env, args))
+            busy(results, "lobby fan-out")
+            results["lobby_churn"] = asyncio.run(lobby_churn_run(env, args))
+            busy(results, "lobby churn")
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "games",
     "accounts",
     "ratings",
+    "lobby",
 ]
 
 MIDDLEWARE = [
@@ -237,6 +238,9 @@ RATE_LIMITS = {
     "socket": env_rates("BITSITE_RATE_SOCKET", "120/m,1200/m"),
     # Creating accounts and asking for password-reset emails (accounts/).
     "account": env_rates("BITSITE_RATE_ACCOUNT", "10/h,30/h"),
+    # Listing a challenge in the lobby and "Play anyone" (besides "create"): what keeps one
+    # address from filling the lobby with challenges made from fresh sessions.
+    "lobby": env_rates("BITSITE_RATE_LOBBY", "10/m,30/m"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
@@ -245,6 +249,16 @@ RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
 # In a friend's match without a clock, a player may claim the game once the opponent has
 # had no page of it open for this many seconds.
 ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))
+
+# The lobby (lobby/): an open challenge closes LOBBY_CHALLENGE_TTL seconds after it was
+# made, or once its creator has had no page of it open for LOBBY_CREATOR_AWAY seconds;
+# each server process with a lobby page open (or a challenge made) looks for due
+# challenges every LOBBY_SWEEP_EVERY seconds.
+LOBBY_CHALLENGE_TTL = float(os.environ.get("BITSITE_LOBBY_TTL", "600"))
+LOBBY_CREATOR_AWAY = float(os.environ.get("BITSITE_LOBBY_AWAY", "60"))
+LOBBY_SWEEP_EVERY = float(os.environ.get("BITSITE_LOBBY_SWEEP", "5"))
+# A burst of changes to the lobby's lists reaches each page as one frame this often.
+LOBBY_PUSH_EVERY = float(os.environ.get("BITSITE_LOBBY_PUSH", "0.25"))
 
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))

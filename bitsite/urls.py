@@ -8,6 +8,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
+    path("", include("lobby.urls")),  # the home page (the lobby) and the watch page
     path("", include("games.urls")),
     path("", include("ratings.urls")),
 ]

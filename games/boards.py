@@ -382,6 +382,15 @@ def render_kinds(
     }
 
 
+def mini_picture(match: Match) -> dict:
+    """A small picture of the match's position (the lobby's watch page), for the template
+    ``games/boards/_mini.html``: the presenter's tiles, and the position in words."""
+    game = match.rules
+    pos = game.from_json(match.position)
+    presenter = presenter_for(game)
+    return {"tiles": presenter.mini(pos), "label": presenter.position_text(pos)}
+
+
 def render_notice(message: str = "", level: str = "error") -> str:
     """The message area of an answer, swapped out of band: empty clears an old message."""
     return render_to_string(

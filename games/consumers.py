@@ -89,7 +89,36 @@ class NoSuchPath(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_UNKNOWN_MATCH)
 
 
-class MatchConsumer(AsyncWebsocketConsumer):
+class LayerGuard:
+    """For a consumer: if the channel layer fails while the socket reads it (Redis went
+    away), the socket is closed with 4503, so that the page comes back and reads what it
+    shows again, instead of dying with a traceback in the log."""
+
+    layer_failed = False
+
+    @property
+    def channel_receive(self):
+        return self._channel_receive
+
+    @channel_receive.setter
+    def channel_receive(self, receive):
+        async def guarded():
+            if self.layer_failed:
+                await asyncio.Event().wait()  # the socket is closing: nothing more to read
+            try:
+                return await receive()
+            except Exception as error:
+                self.layer_failed = True
+                publisher.lost(error)
+                return {"type": "layer.lost"}
+
+        self._channel_receive = guarded
+
+    async def layer_lost(self, event):
+        await self.close(code=CLOSE_TRY_LATER)
+
+
+class MatchConsumer(LayerGuard, AsyncWebsocketConsumer):
     admitted = False
     membership: presence.Membership | None = None
     opened: Opened | None = None
@@ -198,33 +227,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self._send_snapshot(await self._read_snapshot())
 
     # ---- pushes from the channel layer: forwarded, never rendered again -------------
-
-    @property
-    def channel_receive(self):
-        return self._channel_receive
-
-    @channel_receive.setter
-    def channel_receive(self, receive):
-        """Channels reads this socket's channel with ``receive``. If the layer fails (Redis
-        went away), the socket is closed with 4503, so that the page comes back and reads
-        the board again, instead of dying with a traceback in the log."""
-
-        async def guarded():
-            if self.layer_failed:
-                await asyncio.Event().wait()  # the socket is closing: nothing more to read
-            try:
-                return await receive()
-            except Exception as error:
-                self.layer_failed = True
-                publisher.lost(error)
-                return {"type": "layer.lost"}
-
-        self._channel_receive = guarded
-
-    layer_failed = False
-
-    async def layer_lost(self, event):
-        await self.close(code=CLOSE_TRY_LATER)
 
     async def match_changed(self, event):
         if event["version"] <= self.version:

@@ -1,12 +1,12 @@
 """The "New match" form of each game: its options (from the rules), who starts, the opponent.
 
 The new-match page shows the computer's level only when the opponent is the computer,
-and the clock only when it is not (CSS ``:has()`` on the checked opponent, so without
-JavaScript too). A hidden field still travels with the form, so what it hides is
-ignored here rather than refused: the level of a match between people, the clock
-of a match against the computer, and "Rated" for anything but a friend's match.
-"Rated" is offered only to a signed-in player (``signed_in``); posted by anyone else,
-it is ignored.
+and the clock only when it is not, and "List it in the lobby" only for a friend (CSS
+``:has()`` on the checked opponent, so without JavaScript too). A hidden field still
+travels with the form, so what it hides is ignored here rather than refused: the level of
+a match between people, the clock of a match against the computer, and "Rated" and the
+listing of anything but a friend's match. "Rated" is offered only to a signed-in player
+(``signed_in``); posted by anyone else, it is ignored.
 """
 
 from __future__ import annotations
@@ -81,6 +81,10 @@ class NewMatchForm(forms.Form):
         initial=3,
         required=False,
     )
+    # An open challenge in the lobby (lobby/): anyone may take the second seat.
+    listed = forms.BooleanField(
+        label="List it in the lobby (anyone may take the seat)", required=False
+    )
     name = forms.CharField(label="Your name (optional)", max_length=40, required=False)
     opponent_name = forms.CharField(
         label="Second player's name (same device, optional)", max_length=40, required=False
@@ -131,6 +135,8 @@ class NewMatchForm(forms.Form):
                 self.add_error("level", "Choose the computer's level.")
         else:
             data["level"] = ""  # hidden for a match between people: ignored
+        if data.get("opponent") != Match.Mode.FRIEND:
+            data["listed"] = False  # hidden unless playing a friend: ignored
         data["time_control"] = self._time_control(data)
         # Rated: only a friend's match between accounts (hidden, and ignored, otherwise).
         data["rated"] = bool(data.get("rated")) and data.get("opponent") == Match.Mode.FRIEND

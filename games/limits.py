@@ -20,7 +20,7 @@ from django_ratelimit.core import is_ratelimited
 
 from bitsite import redis_guard
 
-ACTIONS = ("create", "join", "move", "socket")
+ACTIONS = ("create", "join", "move", "socket", "lobby")
 
 
 def _by_session(group, request) -> str:

@@ -19,6 +19,7 @@ to draw) and changes nothing; the views map each type to an HTTP status.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import random
 import secrets as secrets_module
@@ -185,6 +186,24 @@ def _ended(match: Match) -> None:
     signals.match_finished.send(sender=Match, match=match)
 
 
+def write(change: Callable[[], Match]):
+    """Run ``change`` as one write of the write path: one transaction (on SQLite, on the
+    writer thread), whose pushes go out once it commits. For the apps built on games that
+    combine the functions below into one step (the lobby: find a challenge and join it, or
+    open one); refusals raised inside propagate and roll it all back."""
+    return _write(change)
+
+
+def lock_listings(game_slug: str) -> None:
+    """Inside a write: wait for, then hold until commit, the right to list challenges of
+    ``game_slug`` in the lobby (so "find an open challenge, else open one" is one step for
+    two people pressing at once). On SQLite the transaction already holds the write lock."""
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.sha256(f"lobby:{game_slug}".encode()).digest()[:8], "big")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key - (1 << 63)])
+
+
 def _locked(public_id: str) -> Match:
     try:
         return Match.objects.select_for_update().get(public_id=public_id)
@@ -317,10 +336,21 @@ def create_match(
         match.started_at = now
         for field, value in clock.on_start(match, now).items():
             setattr(match, field, value)
-    with transaction.atomic():
+
+    def change() -> Match:
+        if listed:  # at most one open challenge of a game per browser: the new one replaces
+            lock_listings(game.slug)
+            for older in Match.objects.select_for_update().filter(
+                game=game.slug, listed=True, status=Match.Status.WAITING, seat1_secret=seat_hash
+            ):
+                _save(
+                    older, _finish(older, Match.Ending.CANCELLED, winner_seat=None, by=1, now=now)
+                )
         match.save()
         _changed(match)
-    return match
+        return match
+
+    return _write(change)  # on SQLite, the writer thread's kept connection
 
 
 def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:
@@ -348,6 +378,43 @@ def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:
         match.refresh_from_db()
         _broadcast(match)
         return match
+
+    return _write(change)
+
+
+def withdraw_challenge(public_id: str, *, by: Actor) -> Match:
+    """The creator withdraws a match still waiting for its second player (an open challenge
+    of the lobby): it is cancelled. Unlike ``resign``, never touches a match that has
+    started meanwhile (``rights.Started``)."""
+
+    def change() -> Match:
+        match = _locked(public_id)
+        seats = by.seats_in(match)
+        if 1 not in seats:
+            raise NotAPlayer("Only the player who made this challenge can withdraw it.")
+        if match.status != Match.Status.WAITING:
+            raise rights.Started()
+        now = timezone.now()
+        return _save(match, _finish(match, Match.Ending.CANCELLED, winner_seat=None, by=1, now=now))
+
+    return _write(change)
+
+
+def expire_challenge(public_id: str, *, due: Callable[[Match], bool]) -> Match | None:
+    """Close an open challenge of the lobby (listed, still waiting) that is due, as the lobby
+    decides (``due(match)``, asked again here with the row locked): it is cancelled, so its
+    pages say so and the lobby drops it. None when there is nothing to do (taken, withdrawn,
+    closed already by another server process, or not due after all): safe to call from
+    every process at once."""
+
+    def change() -> Match | None:
+        match = _locked(public_id)
+        if not match.listed or match.status != Match.Status.WAITING or not due(match):
+            return None
+        now = timezone.now()
+        return _save(
+            match, _finish(match, Match.Ending.CANCELLED, winner_seat=None, by=None, now=now)
+        )
 
     return _write(change)
 

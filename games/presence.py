@@ -104,6 +104,10 @@ class LocalStore:
         with self.lock:
             return self.stamps.get(name)
 
+    def stamped_many(self, names: list[str]) -> list[float | None]:
+        with self.lock:
+            return [self.stamps.get(name) for name in names]
+
     def _live(self, name: str, now: float) -> dict[str, float]:
         members = self.sets.get(name)
         if members is None:
@@ -194,6 +198,12 @@ return 1
     def stamped(self, name: str) -> float | None:
         found = self.client.get(self.prefix + name)
         return float(found) if found is not None else None
+
+    def stamped_many(self, names: list[str]) -> list[float | None]:
+        if not names:
+            return []
+        found = self.client.mget([self.prefix + name for name in names])
+        return [float(value) if value is not None else None for value in found]
 
     def leave(self, member: str, sets: list[str]) -> None:
         pipe = self.client.pipeline(transaction=False)
@@ -356,6 +366,44 @@ def away_for(public_id: str, seat: int, since: float | None = None) -> float | N
         return None
     seen = seen if seen is not None else since
     return None if seen is None else max(0.0, time.time() - seen)
+
+
+def away_for_many(seats: list[tuple[str, int, float | None]]) -> list[float | None]:
+    """``away_for`` of several (public_id, seat, since) at once, in two round trips
+    however many (the lobby asks it of every open challenge's creator)."""
+    if not seats:
+        return []
+    names = [seat_set(public_id, seat) for public_id, seat, _ in seats]
+    if not _reachable():
+        return [None] * len(seats)
+    try:
+        counts = store().counts(names)
+        stamps = store().stamped_many([seen_stamp(name) for name in names])
+    except Exception as error:
+        _failed("reading when seats were last seen", error)
+        return [None] * len(seats)
+    _answered()
+    now = time.time()
+    away = []
+    for (_, _, since), count, seen in zip(seats, counts, stamps, strict=True):
+        seen = seen if seen is not None else since
+        away.append(None if count or seen is None else max(0.0, now - seen))
+    return away
+
+
+def counts(names: list[str]) -> list[int] | None:
+    """How many live members each of these sets has (``None``: unknown), in one round trip."""
+    if not names:
+        return []
+    if not _reachable():
+        return None
+    try:
+        found = store().counts(names)
+    except Exception as error:
+        _failed("counting sockets", error)
+        return None
+    _answered()
+    return found
 
 
 async def call(function, *args, **kwargs):

@@ -74,6 +74,10 @@ class SeatsTaken(Refused):
     default = "Both seats are taken: you are watching as a spectator."
 
 
+class Started(Refused):
+    default = "Too late to withdraw it: someone has taken the other seat."
+
+
 class Cancelled(Refused):
     default = "This match was cancelled before an opponent joined: start a new one."
 

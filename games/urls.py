@@ -10,7 +10,6 @@ from .review_views import export_json, replay
 from .theory_views import theory_page
 
 urlpatterns = [
-    path("", views.home, name="home"),
     path("games/<slug:slug>/", views.rules_page, name="rules"),
     path("games/<slug:slug>/new/", views.new_match, name="new_match"),
     path("games/<slug:slug>/new", views.old_new_match),  # where the form used to post

@@ -23,7 +23,7 @@ from games.forms import NewMatchForm
 from games.models import Match
 from games.play import Actor
 from games.rights import Refused, viewer_from_session
-from games.rules import GAMES, get_game
+from games.rules import get_game
 
 # The HTTP status of each refusal of the write path (games/rights.py).
 REFUSAL_STATUS = {
@@ -159,11 +159,6 @@ def _board(
 
 
 @require_GET
-def home(request):
-    return render(request, "games/home.html", {"games": GAMES})
-
-
-@require_GET
 def rules_page(request, slug):
     game = _game_or_404(slug)
     start = game.start()
@@ -224,6 +219,8 @@ def _create_match(request, game):
     if not form.is_valid():  # the page again, with the errors (nothing was created)
         return _new_match_page(request, game, form, status=400)
     data = form.cleaned_data
+    if data.get("listed") and limits.over_limit(request, "lobby"):
+        return too_fast(request)
     match = play.create_match(
         game.slug,
         token=session_token(request.session),
@@ -236,8 +233,10 @@ def _create_match(request, game):
         time_control=data.get("time_control"),
         user=_account(request),
         rated=data["rated"],
+        listed=data.get("listed", False),
     )
-    play.computer_move(match.public_id)  # when the computer moves first
+    if match.computer_to_move:  # the computer moves first
+        play.computer_move(match.public_id)
     return _see_other(match.get_absolute_url())
 
 

@@ -66,3 +66,37 @@ def test_the_sanity_check_passes_a_sane_run_and_names_what_is_wrong():
     assert any("HTTP 403" in p for p in report.sanity({"load": {"2": failed}}))
 
     assert report.sanity({"load": {}}) == ["no load run"]
+
+
+def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
+    from benchmarks import lobby
+
+    assert lobby.parse_row('<ul class="challenges" id="challenge-list"></ul>') == 0
+    row = '<li id="c-x"><span class="challenge-by">by seq17</span></li>'
+    assert lobby.parse_row(row) == 17
+    assert lobby.parse_row('<li id="c-x" hx-swap-oob="delete"></li>') is None
+    moves = _moves()
+    fanout = {
+        "pages": 3,
+        "challenges": {**moves, "pushes": 20, "pushes_expected": 20},
+        "baseline": {**moves, "pushes": 20, "pushes_expected": 20},
+    }
+    churn = {
+        "n": 2,
+        "churn_rate": 4.0,
+        "quiet": _moves(),
+        "churn": _moves(),
+        "challenges": {"offered": 4, "done": 4, "errors": 0, "error_kinds": []},
+        "watchers_open": 4,
+    }
+    config = {"skip_fanout": True, "skip_storm": True, "churn_pages": 2}
+    sane = {"load": {"2": _run()}, "config": config, "lobby_fanout": fanout, "lobby_churn": churn}
+    assert report.sanity(sane) == []
+    lost = {**sane, "lobby_fanout": {**fanout, "challenges": {**moves, "pushes": 19}}}
+    assert any("rows reached the pages" in p for p in report.sanity(lost))
+    failed = {**churn, "challenges": {**churn["challenges"], "errors": 1, "done": 3}}
+    assert any(
+        "challenges made and accepted" in p for p in report.sanity({**sane, "lobby_churn": failed})
+    )
+    assert report.sanity({"load": {"2": _run()}, "config": config}) == ["lobby: did not run"]
+    assert report.targets(sane)["lobby_churn"]["met"]  # the same latency with and without

@@ -35,7 +35,10 @@ def test_home_lists_the_five_games_with_their_links():
         assert game.summary in html
         assert f'href="/games/{game.slug}/new/"' in html
         assert f'href="/games/{game.slug}/"' in html
-    assert "<form" not in html.split("<main", 1)[1]  # the forms live on each game's page
+    # The match forms live on each game's page; the home page's are the lobby's (lobby/):
+    # one "Play anyone" per game (and a form per open challenge, none here).
+    forms = re.findall(r'<form [^>]*action="([^"]+)"', html.split("<main", 1)[1])
+    assert forms == [f"/games/{game.slug}/play-anyone" for game in GAMES]
 
 
 @pytest.mark.parametrize("slug", SLUGS)

@@ -38,6 +38,11 @@ def numbers_sorted(moves: Iterable[str]) -> list[str]:
     return sorted(moves, key=key)
 
 
+def bit_tiles(bits: str) -> list[dict]:
+    """Tiles of the small picture for a string of bits."""
+    return [{"text": bit, "one": bit == "1", "gone": False} for bit in bits]
+
+
 def lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
@@ -149,6 +154,25 @@ class Presenter:
     def position_text(self, pos: Position) -> str:
         """The position on one line (the admin's log, the terminal)."""
         return self.game.notation(pos)
+
+    # ---- the small picture (the lobby's watch page) ----------------------------------
+
+    MINI_TILES: ClassVar[int] = 32  # at most this many tiles: the last ones, after "…"
+
+    def mini(self, pos: Position) -> list[dict]:
+        """The position as a row of small tiles: ``{"text", "one", "gone"}`` each, ones
+        filled and removed pieces struck through as on the board; a long row keeps its
+        end, after a "…" tile; an empty board is one tile that says so."""
+        tiles = self.mini_tiles(pos)
+        if not tiles:  # nothing on the board yet (an empty sequence)
+            return [{"text": "empty", "one": False, "gone": True}]
+        if len(tiles) > self.MINI_TILES:
+            tiles = [{"text": "…", "one": False, "gone": False}, *tiles[-self.MINI_TILES + 1 :]]
+        return tiles
+
+    def mini_tiles(self, pos: Position) -> list[dict]:
+        """Every tile of the small picture; by default one, the position in words."""
+        return [{"text": self.position_text(pos), "one": False, "gone": False}]
 
     # ---- moves -----------------------------------------------------------------
 

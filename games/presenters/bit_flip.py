@@ -5,7 +5,7 @@ from __future__ import annotations
 from games.rules.bit_flip import BitFlipPosition
 
 from . import register
-from .base import Display, Presenter
+from .base import Display, Presenter, bit_tiles
 
 
 def numbers(values) -> str:
@@ -88,6 +88,9 @@ class BitFlipPresenter(Presenter):
 
     def facts(self, pos):
         return []
+
+    def mini_tiles(self, pos):
+        return bit_tiles(pos.bits)
 
     def label(self, move):
         return f"Flip {bits_words(move)}"

@@ -6,7 +6,7 @@ from games.rules import Ending
 from games.rules.bit_flip_divisor import BitFlipDivisorPosition
 
 from . import register
-from .base import Display, Fact, Presenter
+from .base import Display, Fact, Presenter, bit_tiles
 
 
 def forfeited(move: str, after) -> bool:
@@ -86,6 +86,9 @@ class BitFlipDivisorPresenter(Presenter):
 
     def label(self, move):
         return f"Flip bit {move}"
+
+    def mini_tiles(self, pos):
+        return bit_tiles(pos.bits)
 
     def describe(self, move, after=None):
         if forfeited(move, after):

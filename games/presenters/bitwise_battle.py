@@ -5,7 +5,7 @@ from __future__ import annotations
 from games.rules.bitwise_battle import BitwiseBattlePosition
 
 from . import register
-from .base import Display, Fact, Presenter
+from .base import Display, Fact, Presenter, bit_tiles
 
 
 class BitwiseBattleDisplay(Display):
@@ -100,6 +100,9 @@ class BitwiseBattlePresenter(Presenter):
 
     def key_for(self, move):
         return move
+
+    def mini_tiles(self, pos):
+        return bit_tiles(pos.bits)
 
     def keys(self, pos):
         return [("0", "add 0"), ("1", "add 1")]

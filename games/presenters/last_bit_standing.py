@@ -5,7 +5,7 @@ from __future__ import annotations
 from games.rules.last_bit_standing import LastBitPosition
 
 from . import register
-from .base import Display, Fact, Presenter
+from .base import Display, Fact, Presenter, bit_tiles
 
 END = "end"  # the cell a move touches: the number's last bit
 
@@ -65,6 +65,9 @@ class LastBitStandingPresenter(Presenter):
 
     def key_for(self, move):
         return move
+
+    def mini_tiles(self, pos):
+        return bit_tiles(pos.head + pos.tail)  # a long number's middle is not kept: "…"
 
     def keys(self, pos):
         return [("0", "append 0"), ("1", "append 1")]

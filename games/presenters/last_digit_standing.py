@@ -98,6 +98,12 @@ class LastDigitStandingPresenter(Presenter):
     def key_for(self, move):
         return move
 
+    def mini_tiles(self, pos):
+        return [
+            {"text": str(d), "one": False, "gone": d not in pos.remaining}
+            for d in range(1, pos.highest + 1)
+        ]
+
     def keys(self, pos):
         top = pos.highest
         typed = "; type both digits for 10 and above" if top >= 10 else ""

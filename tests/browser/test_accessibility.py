@@ -236,3 +236,35 @@ def test_rated_games_player_pages_and_leaderboards(live_server_url, new_page, au
     expect(page.get_by_role("checkbox", name=re.compile("^Rated"))).to_be_visible()
     audit(page, "new match, signed in (the Rated choice)")
     audit.verify(at_least=2 * 8)
+
+
+def test_the_lobby_and_the_watch_page(live_server_url, new_page, audit):
+    """The home page with open challenges, as a visitor and as a creator (with its
+    "Withdraw" and the lobby's message), and the watch page with its small pictures."""
+    from games import play
+    from games.models import new_secret
+    from tests.factories import client_with_token
+
+    ada = new_secret()
+    for game in GAMES:
+        token = ada if game.slug == "bit-flip" else new_secret()
+        play.create_match(game.slug, token=token, listed=True, name=f"{game.title} fan")
+    taken = play.create_match("last-digit-standing", token=new_secret(), listed=True, name="Cy")
+    play.join(taken.public_id, token=new_secret(), name="Bob")
+    visitor = new_page()
+    visitor.goto(f"{live_server_url}/")
+    expect(visitor.locator("#challenge-list li")).to_have_count(len(GAMES))
+    audit(visitor, "home with open challenges")
+    creator = new_page()
+    session = client_with_token(ada).cookies["sessionid"].value
+    creator.context.add_cookies([{"name": "sessionid", "value": session, "url": live_server_url}])
+    creator.goto(f"{live_server_url}/")
+    creator.get_by_role("button", name=re.compile("^Withdraw")).click()
+    expect(creator.locator("#lobby-notice")).to_contain_text("withdrawn")
+    audit(creator, "home as a creator, with the lobby's message")
+    visitor.locator("#challenge-list li").first.get_by_role("button").click()
+    visitor.wait_for_url(re.compile(r"/m/[\w-]+/$"))
+    visitor.goto(f"{live_server_url}/watch/")
+    expect(visitor.locator("#watch-list li")).to_have_count(2)
+    audit(visitor, "watch page")
+    audit.verify(at_least=2 * 3)

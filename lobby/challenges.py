@@ -1,0 +1,166 @@
+"""The lobby's open challenges: which are open, which are due to close, and quick pairing.
+
+An *open challenge* is a listed friend's match still waiting for its second player
+(``Match.listed``, made with "List it in the lobby" or by "Play anyone"). It closes
+when someone takes it, when its creator withdraws it, ``LOBBY_CHALLENGE_TTL`` seconds
+after it was made, or once its creator has had no page of it open for
+``LOBBY_CREATOR_AWAY`` seconds (games/presence.py knows). The lists filter on read, so a
+challenge that is due never shows, and each server process's sweeper
+(``lobby.live.Sweeper``) cancels due challenges through the write path
+(``games.play.expire_challenge``), which tells the lobby's pages and the creator's.
+
+Everything here reads, except ``play_anyone``, which writes through games.play.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from games import play, presence
+from games.models import Match, hash_secret
+from games.rights import NoSuchMatch, Refused
+from games.rules import get_game
+
+SHOWN = 50  # open challenges listed at most, the oldest first
+WATCHED = 30  # matches on the watch page at most, the newest first
+
+
+def creator_gone_for(matches: list[Match]) -> list[float | None]:
+    """How long each challenge's creator has had no page of it open (None: a page is open,
+    or it cannot be known), in two round trips to the presence store."""
+    return presence.away_for_many(
+        [(match.public_id, 1, match.created_at.timestamp()) for match in matches]
+    )
+
+
+def is_due(match: Match, *, now=None, gone_for: float | None = -1.0) -> bool:
+    """Should this open challenge close: made LOBBY_CHALLENGE_TTL seconds ago or more, or
+    its creator away for LOBBY_CREATOR_AWAY seconds (``gone_for``, read if not given)."""
+    now = now or timezone.now()
+    if (now - match.created_at).total_seconds() >= settings.LOBBY_CHALLENGE_TTL:
+        return True
+    if gone_for == -1.0:
+        gone_for = presence.away_for(match.public_id, 1, match.created_at.timestamp())
+    return gone_for is not None and gone_for >= settings.LOBBY_CREATOR_AWAY
+
+
+def _waiting():
+    return Match.objects.filter(
+        listed=True, status=Match.Status.WAITING, mode=Match.Mode.FRIEND
+    ).order_by("created_at", "pk")
+
+
+def open_challenges(*, game: str | None = None, limit: int = SHOWN) -> list[Match]:
+    """The open challenges, oldest first: never one that is due, even before the sweeper
+    has closed it."""
+    now = timezone.now()
+    query = _waiting().filter(created_at__gt=now - timedelta(seconds=settings.LOBBY_CHALLENGE_TTL))
+    if game is not None:
+        query = query.filter(game=game)
+    found = list(query[: limit + SHOWN])  # room for those whose creator just left
+    gone = creator_gone_for(found)
+    return [
+        match
+        for match, away in zip(found, gone, strict=True)
+        if not is_due(match, now=now, gone_for=away)
+    ][:limit]
+
+
+def being_played(limit: int = WATCHED) -> list[Match]:
+    """The listed matches being played now, newest first (a friend's match by link, one
+    on one device or against the computer is never listed)."""
+    return list(
+        Match.objects.filter(listed=True, status=Match.Status.PLAYING).order_by(
+            "-started_at", "-pk"
+        )[:limit]
+    )
+
+
+def due_challenges() -> tuple[list[Match], int]:
+    """The open challenges to close now, and how many stay open (the sweeper's read)."""
+    now = timezone.now()
+    waiting = list(_waiting())
+    gone = creator_gone_for(waiting)
+    due = [m for m, away in zip(waiting, gone, strict=True) if is_due(m, now=now, gone_for=away)]
+    return due, len(waiting) - len(due)
+
+
+def sweep() -> int:
+    """Close every open challenge that is due (idempotent: every server process may run
+    it at once); returns how many stay open."""
+    due, left = due_challenges()
+    for match in due:
+        play.expire_challenge(match.public_id, due=is_due)
+    return left
+
+
+class Expired(Refused):
+    default = "That challenge is no longer open."
+
+
+def accept(public_id: str, *, token: str, user=None) -> Match:
+    """Take the second seat of an open challenge: the share link's join (``play.join``),
+    in one write with the lobby's checks. A match that is not listed is no challenge
+    (NoSuchMatch); one that is due is closed instead (then Expired)."""
+
+    def change() -> Match | None:
+        match = Match.objects.filter(public_id=public_id, listed=True).first()
+        if match is None:
+            raise NoSuchMatch()
+        if match.status == Match.Status.WAITING and is_due(match):
+            play.expire_challenge(public_id, due=is_due)
+            return None
+        return play.join(public_id, token=token, user=user)
+
+    joined = play.write(change)
+    if joined is None:
+        raise Expired()
+    return joined
+
+
+def compatible(match: Match, standard: dict) -> bool:
+    """What "Play anyone" may take: the game's standard options, no clock, not rated."""
+    return match.options == standard and not match.clock and not match.rated
+
+
+def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tuple[Match, bool]:
+    """Quick pairing: take the oldest compatible open challenge that isn't this browser's,
+    else open one with the standard options (or keep this browser's own, if it has one
+    open). Returns the match and whether it was taken (True) or is waiting (False).
+
+    One step of the write path, with the game's listings locked: of two people pressing
+    at once, the second finds the first's challenge."""
+    game = get_game(game_slug)
+    standard = game.options_of(game.start())
+    seat_hash = hash_secret(token)
+
+    def mine(match: Match) -> bool:
+        return match.seat1_secret == seat_hash or (
+            user is not None and match.seat1_user_id == user.pk
+        )
+
+    def change() -> tuple[Match, bool]:
+        play.lock_listings(game.slug)
+        candidates = [m for m in open_challenges(game=game.slug) if compatible(m, standard)]
+        own = [m for m in candidates if mine(m)]
+        for match in candidates:
+            if mine(match):
+                continue
+            try:
+                taken = play.join(match.public_id, token=token, name=name, user=user)
+            except Refused:  # taken meanwhile by someone else: the next one
+                continue
+            for left in own:  # playing now: this browser's own challenge closes
+                play.withdraw_challenge(left.public_id, by=play.Actor(token=token))
+            return taken, True
+        if own:
+            return own[0], False
+        opened = play.create_match(
+            game.slug, token=token, first="random", name=name, user=user, listed=True
+        )
+        return opened, False
+
+    return play.write(change)

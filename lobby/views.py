@@ -1,0 +1,131 @@
+"""The lobby's pages and actions: the home page with the open challenges, the watch page,
+accepting and withdrawing a challenge, and "Play anyone".
+
+Accepting goes through the same join as a share link (``games.play.join``), withdrawing
+through the write path too; every action is a POST that works without JavaScript (a
+redirect) and answers htmx with a message for the lobby, or a redirect to the match.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from games import play, rights
+from games.boards import session_token
+from games.models import Match, hash_secret
+from games.rights import Refused
+from games.rules import GAMES, get_game
+from games.views import _see_other, _status, limited  # the site's redirect and statuses
+from lobby import challenges, live
+
+# What a refusal of the join means here, in the lobby's words.
+ACCEPT_WORDS = {
+    rights.OwnMatch: "This is your own challenge: wait for someone to accept it.",
+    rights.SeatsTaken: "That challenge is no longer open: someone accepted it first, or it "
+    "was withdrawn.",
+}
+
+
+def _user(request):
+    user = getattr(request, "user", None)
+    return user if user is not None and user.is_authenticated else None
+
+
+def _mine(request) -> str | None:
+    """This browser's seat secret, hashed as the matches keep it (a visit makes no session)."""
+    token = request.session.get("token")
+    return hash_secret(token) if token else None
+
+
+@require_GET
+def home(request):
+    context = {"games": GAMES, "challenges": live.challenge_rows(_mine(request))}
+    return render(request, "lobby/home.html", context)
+
+
+@require_GET
+def watch(request):
+    return render(request, "lobby/watch.html", {"cards": live.watch_cards()})
+
+
+def _answer(request, message: str, *, status: int = 200, level: str = "error"):
+    """A message for the lobby: in its notice area (htmx), or on the home page."""
+    if request.htmx:
+        html = render_to_string("lobby/notice.html", {"message": message, "level": level})
+        return HttpResponse(html, status=status)
+    messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, message)
+    return _see_other(reverse("home"))
+
+
+def _landed(request, match: Match, message: str):
+    """On to the match page (a full load, so that its socket carries the seat)."""
+    messages.info(request, message)
+    if request.htmx:
+        return HttpResponseClientRedirect(match.get_absolute_url())
+    return _see_other(match.get_absolute_url())
+
+
+def _listed_or_404(public_id: str) -> Match:
+    """A challenge of the lobby: a match that is not listed is never one (its share link
+    is the way in)."""
+    match = Match.objects.filter(public_id=public_id, listed=True).first()
+    if match is None:
+        raise Http404("There is no such challenge.")
+    return match
+
+
+@require_POST
+@limited("join")
+def accept(request, public_id):
+    """Take the second seat of an open challenge: the share link's join."""
+    try:
+        match = challenges.accept(
+            public_id, token=session_token(request.session), user=_user(request)
+        )
+    except rights.NoSuchMatch:
+        raise Http404("There is no such challenge.") from None
+    except Refused as refusal:
+        message = ACCEPT_WORDS.get(type(refusal), refusal.message)
+        return _answer(request, message, status=_status(refusal))
+    player = match.player_name(match.player_of_seat(2))
+    return _landed(request, match, f"You accepted the challenge: you are {player}.")
+
+
+@require_POST
+@limited("move")
+def withdraw(request, public_id):
+    """The creator withdraws an open challenge: it is cancelled (never a started match)."""
+    _listed_or_404(public_id)
+    try:
+        play.withdraw_challenge(public_id, by=play.Actor(token=request.session.get("token")))
+    except Refused as refusal:
+        return _answer(request, refusal.message, status=_status(refusal))
+    return _answer(request, "Your challenge was withdrawn.", level="info")
+
+
+@require_POST
+@limited("lobby")
+def play_anyone(request, slug):
+    """Quick pairing: the oldest compatible open challenge, else a new one."""
+    try:
+        game = get_game(slug)
+    except KeyError:
+        raise Http404("There is no such game.") from None
+    match, taken = challenges.play_anyone(
+        game.slug, token=session_token(request.session), user=_user(request)
+    )
+    if taken:
+        player = match.player_name(match.player_of_seat(2))
+        return _landed(request, match, f"You accepted an open challenge: you are {player}.")
+    return _landed(
+        request,
+        match,
+        "Your challenge is open in the lobby: the first person to accept it plays you here. "
+        "Keep this page open.",
+    )

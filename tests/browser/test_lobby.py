@@ -1,0 +1,173 @@
+"""The lobby in Chromium: a challenge made in one browser shows in another's lobby without a
+reload, is accepted, and both land in the match; the watch page lists it with its small
+picture, shows a move live, and opens it as a spectator. Without JavaScript too."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.models import Match
+from tests.browser.helpers import (
+    mark_page,
+    move_button,
+    status,
+    wait_for_ply,
+    wait_for_socket,
+    was_not_reloaded,
+)
+
+pytestmark = pytest.mark.browser
+
+# A button's visually hidden words come after a space in Chromium's accessible name.
+PLAY_ANYONE = re.compile(r"^Play anyone\W+Last Digit Standing$")
+LONG = "A" * 20 + " " + "B" * 19  # 40 characters, one long word
+
+
+def list_a_challenge(page: Page, base: str, slug: str, name: str = "Ada") -> str:
+    """Start a match with a friend from the game's page, listed in the lobby."""
+    page.goto(f"{base}/games/{slug}/new/")
+    page.get_by_label("List it in the lobby").check()
+    page.get_by_label("Your name (optional)").fill(name)
+    page.get_by_role("button", name=re.compile(r"^Start a .* match$")).click()
+    page.wait_for_url(re.compile(r"/m/[\w-]+/$"))
+    return page.url
+
+
+def no_sideways_scroll(page: Page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_a_challenge_goes_live_to_another_lobby_is_accepted_and_watched(
+    live_server_url, new_page, artifacts
+):
+    ada, bob, eve = new_page(), new_page(), new_page()
+    bob.goto(live_server_url + "/")
+    wait_for_socket(bob)
+    mark_page(bob)
+    expect(bob.locator(".lobby-empty")).to_be_visible()
+
+    url = list_a_challenge(ada, live_server_url, "bit-flip", name="Ada")
+    wait_for_socket(ada)
+    expect(status(ada)).to_contain_text("Waiting for an opponent")
+    public_id = url.rstrip("/").rsplit("/", 1)[1]
+
+    row = bob.locator(f"#c-{public_id}")
+    expect(row).to_contain_text("Bit Flip")
+    expect(row).to_contain_text("by Ada")
+    expect(bob.locator(".lobby-empty")).to_be_hidden()
+    assert was_not_reloaded(bob)
+    bob.screenshot(path=str(artifacts / "lobby-challenge.png"), full_page=True)
+
+    row.get_by_role("button", name=re.compile("^Accept")).click()
+    bob.wait_for_url(url)
+    expect(bob.locator(".flash")).to_contain_text("You accepted the challenge")
+    # Ada's waiting page turned into the game, live.
+    expect(status(ada)).to_have_text("Your turn")
+    wait_for_socket(bob)
+    expect(status(bob)).to_have_text("Waiting for Player 1 (Ada)")
+    assert Match.objects.get(public_id=public_id).status == Match.Status.PLAYING
+
+    eve.goto(live_server_url + "/watch/")
+    wait_for_socket(eve)
+    mark_page(eve)
+    card = eve.locator(f"#w-{public_id}")
+    expect(card).to_contain_text("Player 1 (Ada)")
+    picture = card.get_by_role("img", name="Position: 00000000")
+    expect(picture).to_be_visible()
+    move_button(ada, "bit-flip", "3").click()
+    wait_for_ply(bob, 1)
+    expect(card.get_by_role("img", name="Position: 00100000")).to_be_visible()
+    expect(card.locator(".mini .one")).to_have_count(1)
+    assert was_not_reloaded(eve)
+    eve.screenshot(path=str(artifacts / "watch.png"), full_page=True)
+
+    card.get_by_role("link", name=re.compile("^Bit Flip")).click()
+    eve.wait_for_url(url)
+    expect(status(eve)).to_have_text("Player 2 to move")
+    expect(eve.locator("#board button[name=move]")).to_have_count(0)
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
+
+
+def test_play_anyone_pairs_two_players(live_server_url, new_page):
+    ada, bob = new_page(), new_page()
+    for page in (ada, bob):
+        page.goto(live_server_url + "/")
+    ada.locator("#game-last-digit-standing").get_by_role("button", name=PLAY_ANYONE).click()
+    ada.wait_for_url(re.compile(r"/m/[\w-]+/$"))
+    expect(ada.locator(".flash")).to_contain_text("Your challenge is open in the lobby")
+    wait_for_socket(ada)
+    expect(bob.locator("#challenge-list li")).to_have_count(1)  # live, in Bob's lobby
+    bob.locator("#game-last-digit-standing").get_by_role("button", name=PLAY_ANYONE).click()
+    bob.wait_for_url(ada.url)
+    expect(bob.locator(".flash")).to_contain_text("You accepted an open challenge")
+    expect(ada.locator("#board")).to_have_attribute("data-version", re.compile(r"[1-9]"))
+    expect(status(ada)).not_to_contain_text("Waiting for an opponent")
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+def test_the_creator_withdraws_from_the_lobby_and_every_lobby_sees_it(live_server_url, new_page):
+    ada, bob = new_page(), new_page()
+    url = list_a_challenge(ada, live_server_url, "bit-flip-divisor")
+    public_id = url.rstrip("/").rsplit("/", 1)[1]
+    ada_lobby = ada.context.new_page()
+    ada_lobby.goto(live_server_url + "/")
+    bob.goto(live_server_url + "/")
+    wait_for_socket(bob)
+    expect(bob.locator(f"#c-{public_id}")).to_be_visible()
+    ada_lobby.locator(f"#c-{public_id}").get_by_role("button", name=re.compile("^Withdraw")).click()
+    expect(ada_lobby.locator("#lobby-notice")).to_contain_text("withdrawn")
+    expect(bob.locator(f"#c-{public_id}")).to_have_count(0)
+    expect(ada_lobby.locator(f"#c-{public_id}")).to_have_count(0)
+    expect(status(ada)).to_contain_text("cancelled")  # its page says so, live
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_listing_box_is_for_a_friend_only(live_server_url, new_page, javascript):
+    page = new_page(java_script_enabled=javascript)
+    page.goto(f"{live_server_url}/games/bit-flip/new/")
+    box = page.get_by_label("List it in the lobby")
+    expect(box).to_be_visible()
+    page.get_by_text("Play the computer").click()
+    expect(box).to_be_hidden()
+    page.get_by_text("Pass and play on one device").click()
+    expect(box).to_be_hidden()
+
+
+def test_without_javascript_the_lobby_lists_and_accepts(live_server_url, new_page):
+    ada = new_page()
+    url = list_a_challenge(ada, live_server_url, "bitwise-battle", name="Ada")
+    bob = new_page(java_script_enabled=False)
+    bob.goto(live_server_url + "/")
+    row = bob.locator("#challenge-list li")
+    expect(row).to_have_count(1)
+    row.get_by_role("button", name=re.compile("^Accept")).click()
+    bob.wait_for_url(url)
+    expect(bob.locator(".flash")).to_contain_text("You accepted the challenge")
+    bob.goto(live_server_url + "/watch/")
+    expect(bob.locator("#watch-list li")).to_have_count(1)
+    expect(bob.get_by_role("img", name="Position: (empty)")).to_be_visible()
+
+
+def test_lobby_and_watch_pages_at_360_px(live_server_url, new_page, artifacts):
+    names = [LONG, "Grace"]
+    makers = [new_page() for _ in names]
+    urls = [
+        list_a_challenge(maker, live_server_url, slug, name=name)
+        for maker, slug, name in zip(makers, ["bit-flip", "last-bit-standing"], names, strict=True)
+    ]
+    page = new_page(viewport={"width": 360, "height": 780})
+    page.goto(live_server_url + "/")
+    expect(page.locator("#challenge-list li")).to_have_count(2)
+    assert no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / "lobby-360.png"), full_page=True)
+    page.locator("#challenge-list li").first.get_by_role("button").click()
+    page.wait_for_url(urls[0])
+    page.goto(live_server_url + "/watch/")
+    expect(page.locator("#watch-list li")).to_have_count(1)
+    expect(page.locator("#watch-list")).to_contain_text(LONG)
+    assert no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / "watch-360.png"), full_page=True)
