@@ -9,7 +9,9 @@ challenges made and accepted as browsers make them.
   one, so ``load.moves_result`` gives the time to the LAST page, as the fan-out does).
   Its bare counterpart is ``load.BarePair`` with as many listeners.
 * ``Churn``: challenges made and accepted at a fixed rate (open loop), by a pool of
-  browsers that come back: the create POST, then another's accept POST.
+  browsers that come back: the create POST, then another's accept POST. ``BareChurn`` is
+  its bare counterpart: two bare inserts + group sends (to as many bare listeners as the
+  churn has pages open) at the same rate, what any two writes a cycle would cost.
 
 Everything talks to daphne over 127.0.0.1; nothing of Django is imported.
 """
@@ -202,3 +204,24 @@ class Churn:
             "errors": len(errors),
             "error_kinds": sorted(set(errors)),
         }
+
+
+class BareChurn(Churn):
+    """Two bare inserts + group sends a cycle (benchmarks.baseline), at the same rate."""
+
+    key = "churn"
+
+    async def cycle(self, n: int) -> str:
+        try:
+            for seq in (2 * n, 2 * n + 1):
+                async with self.client.session.post(
+                    f"{self.target.http}/bench/insert/{self.key}",
+                    data={"seq": str(seq)},
+                    headers={"Origin": self.target.origin},
+                ) as r:
+                    await r.read()
+                    if r.status != 200:
+                        return f"bare insert: HTTP {r.status}"
+        except Exception as error:
+            return f"failed: {type(error).__name__}"
+        return ""

@@ -25,7 +25,8 @@ PostgreSQL and Redis):
    against one bare group of as many bare listeners, interleaved. Then N = --churn-n
    matches in play (100, 10 moves/s, open loop), their move latency with and without
    challenges made and accepted at --churn-rate (20/s) beside them, interleaved, with
-   --churn-pages lobby and watch pages open.
+   --churn-pages lobby and watch pages open; and, for scale, with two bare inserts + group
+   sends a cycle at the same rate instead (what any two writes cost the process).
 3. Presence storm (a fresh server each time): a probe match with both players
    on; a new socket's time to its first board on the probe match, while quiet;
    then --storm sockets (100) of seat 1 of another match opened at once with
@@ -590,21 +591,33 @@ async def lobby_churn_run(env: dict, args) -> dict:
                     sock = await client.socket(target, path, parse)
                     await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
                     watchers.append(sock)
+            for _ in range(2 * args.churn_pages):  # the bare churn's listeners
+                sock = await client.socket(
+                    target, f"/ws/bench/group/{lobby.BareChurn.key}/", load.parse_seq
+                )
+                watchers.append(sock)
             await asyncio.sleep(1.0)
-            churned: list[dict] = []
-            churn = lobby.Churn(client, target, args.churn_rate)
+            churned: dict[str, list[dict]] = {"churn": [], "bare_churn": []}
+            churns = {
+                "churn": lobby.Churn(client, target, args.churn_rate),
+                "bare_churn": lobby.BareChurn(client, target, args.churn_rate),
+            }
 
-            async def with_churn(duration, warmup):
-                until = load.now() + 0.2 + warmup + duration
-                churning = asyncio.create_task(churn.run(until))
-                moved = await load.open_loop(pairs, rate, duration, warmup)
-                churned.append(await churning)
-                return moved
+            def beside(name):
+                async def run(duration, warmup):
+                    until = load.now() + 0.2 + warmup + duration
+                    churning = asyncio.create_task(churns[name].run(until))
+                    moved = await load.open_loop(pairs, rate, duration, warmup)
+                    churned[name].append(await churning)
+                    return moved
+
+                return run
 
             merged = await load.interleaved(
                 {
                     "quiet": lambda d, w: load.open_loop(pairs, rate, d, w),
-                    "churn": with_churn,
+                    "churn": beside("churn"),
+                    "bare_churn": beside("bare_churn"),
                 },
                 args.duration,
                 args.warmup,
@@ -613,14 +626,17 @@ async def lobby_churn_run(env: dict, args) -> dict:
             for name, (outcomes, seconds) in merged.items():
                 result[name] = load.moves_result(outcomes, seconds)
                 result[name]["offered_per_s"] = rate
-            result["challenges"] = {
-                key: sum(c[key] for c in churned) for key in ("offered", "done", "errors")
-            }
-            result["challenges"]["error_kinds"] = sorted(
-                {kind for c in churned for kind in c["error_kinds"]}
-            )
+            for name, key in (("churn", "challenges"), ("bare_churn", "bare_cycles")):
+                done = churned[name]
+                result[key] = {k: sum(c[k] for c in done) for k in ("offered", "done", "errors")}
+                kinds = {kind for c in done for kind in c["error_kinds"]}
+                result[key]["error_kinds"] = sorted(kinds)
             result["watchers_open"] = sum(1 for s in watchers if not s.task.done())
-            for name, label in (("quiet", "without"), ("churn", "with the churn")):
+            for name, label in (
+                ("quiet", "without"),
+                ("churn", "with the churn"),
+                ("bare_churn", "with as many bare inserts + sends"),
+            ):
                 res = result[name]
                 progress(f"    moves {label}: {describe(res)}, late {res['late']}")
             c = result["challenges"]

@@ -36,13 +36,17 @@ def creator_gone_for(matches: list[Match]) -> list[float | None]:
     )
 
 
-def is_due(match: Match, *, now=None, gone_for: float | None = -1.0) -> bool:
+_UNREAD = object()
+
+
+def is_due(match: Match, *, now=None, gone_for=_UNREAD) -> bool:
     """Should this open challenge close: made LOBBY_CHALLENGE_TTL seconds ago or more, or
-    its creator away for LOBBY_CREATOR_AWAY seconds (``gone_for``, read if not given)."""
+    its creator away for LOBBY_CREATOR_AWAY seconds (``gone_for``: as ``creator_gone_for``
+    says, read here if not given)."""
     now = now or timezone.now()
     if (now - match.created_at).total_seconds() >= settings.LOBBY_CHALLENGE_TTL:
         return True
-    if gone_for == -1.0:
+    if gone_for is _UNREAD:
         gone_for = presence.away_for(match.public_id, 1, match.created_at.timestamp())
     return gone_for is not None and gone_for >= settings.LOBBY_CREATOR_AWAY
 

@@ -87,7 +87,7 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
         "quiet": _moves(),
         "churn": _moves(),
         "challenges": {"offered": 4, "done": 4, "errors": 0, "error_kinds": []},
-        "watchers_open": 4,
+        "watchers_open": 8,
     }
     config = {"skip_fanout": True, "skip_storm": True, "churn_pages": 2}
     sane = {"load": {"2": _run()}, "config": config, "lobby_fanout": fanout, "lobby_churn": churn}
