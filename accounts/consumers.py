@@ -13,9 +13,7 @@ Close codes are the match socket's (games/consumers.py), and 4403: not signed in
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
 from collections import deque
 
 from channels.db import database_sync_to_async
@@ -36,13 +34,10 @@ from bitsite import redis_guard
 from games import limits, presence
 from games.consumers import (
     CLOSE_FLOOD,
-    CLOSE_TOO_LARGE,
     CLOSE_TOO_MANY,
     CLOSE_TRY_LATER,
-    CLOSE_UNEXPECTED,
-    FLOOD_FRAMES,
-    FLOOD_WINDOW,
-    MAX_FRAME,
+    asks_to_sync,
+    leave_group,
 )
 from games.live import SEND_TIMEOUT, publisher
 
@@ -147,33 +142,10 @@ class MyGamesConsumer(AsyncWebsocketConsumer):
         if self.user_id is not None:
             await presence.call(_leave, self.channel_name, self.user_id)
         if self.group is not None:
-            try:
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(self.group, self.channel_name), SEND_TIMEOUT
-                )
-            except Exception as error:
-                publisher.lost(error)
+            await leave_group(self, self.group)
 
     async def receive(self, text_data=None, bytes_data=None):
-        now = time.monotonic()
-        self.frames.append(now)
-        while self.frames and self.frames[0] < now - FLOOD_WINDOW:
-            self.frames.popleft()
-        if len(self.frames) > FLOOD_FRAMES:
-            await self.close(code=CLOSE_FLOOD)
-            return
-        if bytes_data is not None or text_data is None:
-            await self.close(code=CLOSE_UNEXPECTED)
-            return
-        if len(text_data) > MAX_FRAME:
-            await self.close(code=CLOSE_TOO_LARGE)
-            return
-        try:
-            frame = json.loads(text_data)
-        except ValueError:
-            frame = None
-        if not isinstance(frame, dict) or frame.get("type") != "sync":
-            await self.close(code=CLOSE_UNEXPECTED)
+        if not await asks_to_sync(self, text_data, bytes_data):
             return
         await self._send_list(finished_changed=True)
 

@@ -89,6 +89,44 @@ class NoSuchPath(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_UNKNOWN_MATCH)
 
 
+async def asks_to_sync(consumer, text_data, bytes_data) -> bool:
+    """A page's frame: the only one it may send is ``{"type": "sync"}`` (show me what is
+    current). Anything else, too much or too fast closes the socket with its reason.
+    ``consumer.frames`` holds the times of its recent frames."""
+    now = time.monotonic()
+    consumer.frames.append(now)
+    while consumer.frames and consumer.frames[0] < now - FLOOD_WINDOW:
+        consumer.frames.popleft()
+    if len(consumer.frames) > FLOOD_FRAMES:
+        await consumer.close(code=CLOSE_FLOOD)
+        return False
+    if bytes_data is not None or text_data is None:
+        await consumer.close(code=CLOSE_UNEXPECTED)
+        return False
+    if len(text_data) > MAX_FRAME:
+        await consumer.close(code=CLOSE_TOO_LARGE)
+        return False
+    try:
+        frame = json.loads(text_data)
+    except ValueError:
+        frame = None
+    if not isinstance(frame, dict) or frame.get("type") != "sync":
+        await consumer.close(code=CLOSE_UNEXPECTED)
+        return False
+    return True
+
+
+async def leave_group(consumer, group: str) -> None:
+    """Leave a group as a socket closes; if the layer does not answer, the group forgets
+    the socket when Redis expires it."""
+    try:
+        await asyncio.wait_for(
+            consumer.channel_layer.group_discard(group, consumer.channel_name), SEND_TIMEOUT
+        )
+    except Exception as error:
+        publisher.lost(error)
+
+
 class LayerGuard:
     """For a consumer: if the channel layer fails while the socket reads it (Redis went
     away), the socket is closed with 4503, so that the page comes back and reads what it
@@ -196,33 +234,10 @@ class MatchConsumer(LayerGuard, AsyncWebsocketConsumer):
                     # The opponent learns at once that this page went away.
                     presence_changed(self.public_id, opened.mode, seat, False)
         if self.group is not None:
-            try:
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(self.group, self.channel_name), SEND_TIMEOUT
-                )
-            except Exception as error:
-                publisher.lost(error)  # the group forgets it when Redis expires it
+            await leave_group(self, self.group)
 
     async def receive(self, text_data=None, bytes_data=None):
-        now = time.monotonic()
-        self.frames.append(now)
-        while self.frames and self.frames[0] < now - FLOOD_WINDOW:
-            self.frames.popleft()
-        if len(self.frames) > FLOOD_FRAMES:
-            await self.close(code=CLOSE_FLOOD)
-            return
-        if bytes_data is not None or text_data is None:
-            await self.close(code=CLOSE_UNEXPECTED)
-            return
-        if len(text_data) > MAX_FRAME:
-            await self.close(code=CLOSE_TOO_LARGE)
-            return
-        try:
-            frame = json.loads(text_data)
-        except ValueError:
-            frame = None
-        if not isinstance(frame, dict) or frame.get("type") != "sync":
-            await self.close(code=CLOSE_UNEXPECTED)
+        if not await asks_to_sync(self, text_data, bytes_data):
             return
         await self._send_snapshot(await self._read_snapshot())
 

@@ -17,9 +17,7 @@ close codes are the match socket's (games/consumers.py).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
 from collections import OrderedDict, deque
 
 from channels.db import database_sync_to_async
@@ -29,15 +27,12 @@ from django.template.loader import render_to_string
 from games import limits, presence
 from games.consumers import (
     CLOSE_FLOOD,
-    CLOSE_TOO_LARGE,
     CLOSE_TOO_MANY,
     CLOSE_TRY_LATER,
-    CLOSE_UNEXPECTED,
-    FLOOD_FRAMES,
-    FLOOD_WINDOW,
-    MAX_FRAME,
     LayerGuard,
     _session_key,
+    asks_to_sync,
+    leave_group,
 )
 from games.live import SEND_TIMEOUT, publisher
 from games.models import hash_secret
@@ -114,33 +109,10 @@ class PageConsumer(LayerGuard, AsyncWebsocketConsumer):
         if self.membership is not None:
             await presence.call(presence.depart, self.membership)
         if self.joined:
-            try:
-                await asyncio.wait_for(
-                    self.channel_layer.group_discard(self.group, self.channel_name), SEND_TIMEOUT
-                )
-            except Exception as error:
-                publisher.lost(error)
+            await leave_group(self, self.group)
 
     async def receive(self, text_data=None, bytes_data=None):
-        now = time.monotonic()
-        self.frames.append(now)
-        while self.frames and self.frames[0] < now - FLOOD_WINDOW:
-            self.frames.popleft()
-        if len(self.frames) > FLOOD_FRAMES:
-            await self.close(code=CLOSE_FLOOD)
-            return
-        if bytes_data is not None or text_data is None:
-            await self.close(code=CLOSE_UNEXPECTED)
-            return
-        if len(text_data) > MAX_FRAME:
-            await self.close(code=CLOSE_TOO_LARGE)
-            return
-        try:
-            frame = json.loads(text_data)
-        except ValueError:
-            frame = None
-        if not isinstance(frame, dict) or frame.get("type") != "sync":
-            await self.close(code=CLOSE_UNEXPECTED)
+        if not await asks_to_sync(self, text_data, bytes_data):
             return
         await self.send(text_data=await self._snapshot())
 
