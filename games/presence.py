@@ -324,8 +324,10 @@ def depart(membership: Membership) -> None:
     if not membership.sets or not _reachable():
         return
     try:
-        store().leave(membership.channel, membership.sets)
+        # The "last seen" first: whoever reads the seat empty then reads it fresh (in the
+        # other order a reader between the two steps took an old stamp for the departure).
         _stamp_seats(membership.sets)
+        store().leave(membership.channel, membership.sets)
     except Exception as error:
         _failed("letting a socket go", error)
 

@@ -75,3 +75,23 @@ def test_an_unreachable_redis_lets_sockets_in_and_reads_as_unknown(monkeypatch):
     assert membership is not None and membership.sets == []  # let in, nothing to keep
     assert presence.snapshot("other-match", ["spectator"], (1, 2)) == presence.UNKNOWN
     presence.depart(membership)  # nothing to do, nothing raised
+
+
+def test_a_seat_read_empty_as_its_last_socket_leaves_reads_as_just_seen(store, monkeypatch):
+    """The lobby's sweeper may read a creator's seat at any moment, also between the
+    steps of a socket's departure: the moment the seat's set is empty, its "last seen"
+    must already say now, never the time the socket arrived."""
+    monkeypatch.setattr(presence, "_store", store)
+    membership = presence.enter("m", "socket", "a-session")
+    presence.settle(membership, "m", kind="player", seat=1)
+    store.stamp(presence.seen_stamp(presence.seat_set("m", 1)), time.time() - 100)  # long ago
+    read_as_emptied = []
+    leave = store.leave
+
+    def leave_then_read(member, sets):
+        leave(member, sets)
+        read_as_emptied.append(presence.away_for("m", 1))  # a reader just after the set empties
+
+    monkeypatch.setattr(store, "leave", leave_then_read)
+    presence.depart(membership)
+    assert read_as_emptied[0] is not None and read_as_emptied[0] < 5
