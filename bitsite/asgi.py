@@ -7,12 +7,17 @@ consumer itself, once, when a socket opens: no user lookup per connection).
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bitsite.settings")
 
-# Set up Django (and its app registry) before importing anything that uses models.
-django_asgi_app = get_asgi_application()
+# Set up Django (and its app registry) before importing anything that uses models
+# (what django.core.asgi.get_asgi_application does, with the handler of bitsite/handlers.py).
+django.setup(set_prefix=False)
+
+from bitsite.handlers import SyncChainASGIHandler  # noqa: E402
+
+django_asgi_app = SyncChainASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402

@@ -1,0 +1,71 @@
+"""The ASGI handler (bitsite/handlers.py): the middleware is one synchronous chain, run in
+one thread hop per request, and the site behaves through it as through Django's own."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref import sync
+from channels.testing import HttpCommunicator
+
+from bitsite import asgi
+from tests.factories import make_match
+
+
+def test_the_middleware_chain_is_built_for_the_sync_mode():
+    chain = asgi.django_asgi_app._middleware_chain
+    assert not asyncio.iscoroutinefunction(chain)
+
+
+async def fetch(method: str, path: str, body: bytes = b"", headers=()) -> dict:
+    communicator = HttpCommunicator(
+        asgi.application,
+        method,
+        path,
+        body=body,
+        headers=[(b"host", b"testserver"), *headers],
+    )
+    return await communicator.get_response(timeout=10)
+
+
+@pytest.fixture
+def hops(monkeypatch):
+    """How many times a request crosses from the event loop into a thread."""
+    crossings = []
+    enter = sync.SyncToAsync.__call__
+
+    async def counted(self, *args, **kwargs):
+        crossings.append(getattr(self.func, "__qualname__", repr(self.func)))
+        return await enter(self, *args, **kwargs)
+
+    monkeypatch.setattr(sync.SyncToAsync, "__call__", counted)
+    return crossings
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_page_is_served_in_one_hop_into_a_thread(hops):
+    response = await fetch("GET", "/games/bit-flip/")
+    assert response["status"] == 200
+    assert b"<html" in response["body"]
+    request_hops = [name for name in hops if "get_response" in name or "process_" in name]
+    assert request_hops == ["BaseHandler.get_response"]  # no hop per middleware
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_the_middleware_still_guards_every_request():
+    match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
+    forged = await fetch(
+        "POST",
+        f"/m/{match.public_id}/move",
+        body=b"move=0",
+        headers=[(b"content-type", b"application/x-www-form-urlencoded")],
+    )
+    assert forged["status"] == 403  # CSRF
+    missing = await fetch("GET", "/m/AAAAAAAAAAAAAAAA/")
+    assert missing["status"] == 404
+    headers = {name.lower(): value for name, value in missing["headers"]}
+    assert b"content-security-policy" in headers  # django-csp, outermost but one
+    assert headers[b"x-frame-options"] == b"DENY"
