@@ -20,7 +20,8 @@ TARGETS = {
     "lobby_fanout": "1,000 pages watching the lobby: a new challenge reaches the last of them "
     "within 2x the bare fan-out to 1,000 sockets (p50 and p99)",
     "lobby_churn": "challenges made and accepted at 20/s slow the moves of running matches by "
-    "at most 1.2x (p50 and p99)",
+    "at most 1.2x (p50 and p99), on one process",
+    "lobby_churn_split": "the same with the lobby on a process of its own (PostgreSQL + Redis)",
 }
 
 
@@ -171,6 +172,21 @@ def targets(results: dict) -> dict:
             "bare_p99_ratio": _ratio(bare["p99_ms"], churn["quiet"]["p99_ms"]) if bare else None,
             "met": p50 <= 1.2 and p99 <= 1.2,
         }
+    split = results.get("lobby_churn_split")
+    if split and "skipped" in split:
+        out["lobby_churn_split"] = {"skipped": split["skipped"], "met": None}
+    elif split:
+        p50 = _ratio(split["churn"]["p50_ms"], split["quiet"]["p50_ms"])
+        p99 = _ratio(split["churn"]["p99_ms"], split["quiet"]["p99_ms"])
+        out["lobby_churn_split"] = {
+            "n": split["n"],
+            "rate": split["churn_rate"],
+            "done": split["challenges"]["done"],
+            "seconds": split["churn"]["seconds"],
+            "p50_ratio": p50,
+            "p99_ratio": p99,
+            "met": p50 <= 1.2 and p99 <= 1.2,
+        }
     for key, value in out.items():
         value["target"] = TARGETS[key]
     return out
@@ -256,7 +272,7 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
             f"p99 {_f(t['p99_ms'], 0)} / {_f(t['bare_p99_ms'], 0)} ms = {_f(t['p99_ratio'], 2)}x "
             f"({t['pages']:,} pages)"
         )
-    if key == "lobby_churn":
+    if key in ("lobby_churn", "lobby_churn_split"):
         text = (
             f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x "
             f"(N = {t['n']}, {t['done']:,} challenges made and accepted)"
@@ -513,8 +529,12 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 ),
             )
         )
-    churn = results.get("lobby_churn")
-    if churn:
+    for where, churn in (
+        ("one process", results.get("lobby_churn")),
+        ("the lobby on a second process, PostgreSQL + Redis", results.get("lobby_churn_split")),
+    ):
+        if not churn or "skipped" in churn:
+            continue
         rows = []
         for name, label in (
             ("quiet", "without"),
@@ -540,7 +560,8 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
         c = churn["challenges"]
         out.append(
             (
-                f"Lobby churn: N = {churn['n']} matches in play, open loop; their move latency "
+                f"Lobby churn ({where}): N = {churn['n']} matches in play, open loop; their "
+                "move latency "
                 f"(POST to the opponent's push, ms) without and with {_f(churn['churn_rate'], 0)} "
                 f"challenges a second made and accepted beside them ({c['done']:,} of "
                 f"{c['offered']:,} done, {c['errors']} errors), in alternating turns",
@@ -1020,6 +1041,18 @@ def sanity(results: dict) -> list[str]:
             problems.append(f"lobby churn: {bare['done']} of {bare['offered']} bare cycles")
         if config and churn["watchers_open"] != 4 * config.get("churn_pages", 0):
             problems.append("lobby churn: a lobby or watch page was closed")
+    split = results.get("lobby_churn_split")
+    if split and "skipped" not in split:
+        for key in ("quiet", "churn"):
+            _check_moves(f"lobby churn on two processes, moves {key}", split[key], problems)
+        c = split["challenges"]
+        if c["errors"] or not c["done"]:
+            problems.append(
+                f"lobby churn on two processes: {c['done']} of {c['offered']} challenges made "
+                f"and accepted ({', '.join(c['error_kinds'])})"
+            )
+        if config and split["watchers_open"] != 2 * config.get("churn_pages", 0):
+            problems.append("lobby churn on two processes: a lobby or watch page was closed")
     if config and not config.get("skip_memory", True) and not results.get("memory"):
         problems.append("solver memory: did not run")
     mem = results.get("memory")
@@ -1173,6 +1206,16 @@ def readme_figures(results: dict) -> str:
                 if "bare_churn" in churn
                 else "."
             )
+        )
+        lines.append("")
+    split = results.get("lobby_churn_split")
+    if split and "skipped" not in split:
+        q, c = split["quiet"], split["churn"]
+        lines.append(
+            f"Lobby churn with the lobby on a second process (PostgreSQL + Redis): move p50 / "
+            f"p99 {_f(q['p50_ms'], 0)} / {_f(q['p99_ms'], 0)} ms without, "
+            f"{_f(c['p50_ms'], 0)} / {_f(c['p99_ms'], 0)} ms with the churn "
+            f"({split['challenges']['done']:,} done, {split['challenges']['errors']} errors)."
         )
         lines.append("")
     storm = results.get("storm")

@@ -567,39 +567,49 @@ async def lobby_fanout_run(env: dict, args) -> dict:
         server.stop()
 
 
-async def lobby_churn_run(env: dict, args) -> dict:
+async def lobby_churn_run(env: dict, args, *, split: bool = False) -> dict:
     """Move latency of ``--churn-n`` matches in play, without and with challenges made and
-    accepted at ``--churn-rate`` beside them (interleaved turns on one server)."""
+    accepted at ``--churn-rate`` beside them (interleaved turns). On one server; or, with
+    ``split`` (PostgreSQL + Redis in ``env``), the matches on one daphne process and the
+    lobby (its pages and the challenges' requests) on a second, as a proxy would route the
+    lobby's paths to processes of their own."""
     n, rate = args.churn_n, offered_rate(args, args.churn_n)
+    where = "the matches and the lobby on two processes" if split else "one process"
     progress(
-        f"Lobby churn: {n} matches at {rate:g} moves/s, without and with {args.churn_rate:g} "
-        f"challenges made and accepted a second ({args.churn_pages} lobby and watch pages open)"
+        f"Lobby churn ({where}): {n} matches at {rate:g} moves/s, without and with "
+        f"{args.churn_rate:g} challenges made and accepted a second ({args.churn_pages} lobby "
+        "and watch pages open)"
     )
     rows = make_matches(env, n)
     server = BenchServer(env | LOBBY_ENV, name="bench-lobby-churn").start()
+    lobby_server = (
+        BenchServer(env | LOBBY_ENV, name="bench-lobby-churn-lobby").start() if split else server
+    )
     rng = random.Random(args.seed)
     try:
         await asyncio.sleep(1.0)
-        result = {"n": n, "offered_per_s": rate, "churn_rate": args.churn_rate}
+        result = {"n": n, "offered_per_s": rate, "churn_rate": args.churn_rate, "split": split}
         async with load.Client() as client:
             target = load.Target(server.port)
+            lobby_target = load.Target(lobby_server.port)
             pairs = [load.MatchPair(client, row, {1: target, 2: target}, rng) for row in rows]
             await load.open_all(pairs, lambda p: p.open())
             watchers = []
             for path, parse in (("/ws/lobby/", lobby.parse_row), ("/ws/watch/", lobby.parse_cards)):
                 for _ in range(args.churn_pages):
-                    sock = await client.socket(target, path, parse)
+                    sock = await client.socket(lobby_target, path, parse)
                     await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
                     watchers.append(sock)
-            for _ in range(2 * args.churn_pages):  # the bare churn's listeners
-                sock = await client.socket(
-                    target, f"/ws/bench/group/{lobby.BareChurn.key}/", load.parse_seq
-                )
-                watchers.append(sock)
+            if not split:
+                for _ in range(2 * args.churn_pages):  # the bare churn's listeners
+                    sock = await client.socket(
+                        target, f"/ws/bench/group/{lobby.BareChurn.key}/", load.parse_seq
+                    )
+                    watchers.append(sock)
             await asyncio.sleep(1.0)
             churned: dict[str, list[dict]] = {"churn": [], "bare_churn": []}
             churns = {
-                "churn": lobby.Churn(client, target, args.churn_rate),
+                "churn": lobby.Churn(client, lobby_target, args.churn_rate),
                 "bare_churn": lobby.BareChurn(client, target, args.churn_rate),
             }
 
@@ -613,21 +623,20 @@ async def lobby_churn_run(env: dict, args) -> dict:
 
                 return run
 
-            merged = await load.interleaved(
-                {
-                    "quiet": lambda d, w: load.open_loop(pairs, rate, d, w),
-                    "churn": beside("churn"),
-                    "bare_churn": beside("bare_churn"),
-                },
-                args.duration,
-                args.warmup,
-                args.segments,
-            )
+            configs = {
+                "quiet": lambda d, w: load.open_loop(pairs, rate, d, w),
+                "churn": beside("churn"),
+            }
+            if not split:  # for scale: what any two writes a cycle cost the one process
+                configs["bare_churn"] = beside("bare_churn")
+            merged = await load.interleaved(configs, args.duration, args.warmup, args.segments)
             for name, (outcomes, seconds) in merged.items():
                 result[name] = load.moves_result(outcomes, seconds)
                 result[name]["offered_per_s"] = rate
             for name, key in (("churn", "challenges"), ("bare_churn", "bare_cycles")):
                 done = churned[name]
+                if not done:
+                    continue
                 result[key] = {k: sum(c[k] for c in done) for k in ("offered", "done", "errors")}
                 kinds = {kind for c in done for kind in c["error_kinds"]}
                 result[key]["error_kinds"] = sorted(kinds)
@@ -637,8 +646,9 @@ async def lobby_churn_run(env: dict, args) -> dict:
                 ("churn", "with the churn"),
                 ("bare_churn", "with as many bare inserts + sends"),
             ):
-                res = result[name]
-                progress(f"    moves {label}: {describe(res)}, late {res['late']}")
+                if name in result:
+                    res = result[name]
+                    progress(f"    moves {label}: {describe(res)}, late {res['late']}")
             c = result["challenges"]
             progress(
                 f"    challenges made and accepted: {c['done']} of {c['offered']}, "
@@ -648,9 +658,28 @@ async def lobby_churn_run(env: dict, args) -> dict:
                 *(p.close() for p in pairs), *(s.close() for s in watchers), return_exceptions=True
             )
         result["server_tracebacks"] = server.tracebacks()
+        if split:
+            result["server_tracebacks"] += lobby_server.tracebacks()
         return result
     finally:
         server.stop()
+        if split:
+            lobby_server.stop()
+
+
+def lobby_split_run(args) -> dict:
+    """The lobby churn with the matches and the lobby on two processes (PostgreSQL + Redis)."""
+    problem = services_problem()
+    if problem:
+        progress(f"Lobby churn on two processes skipped: {problem}")
+        return {"skipped": problem}
+    with PostgresDatabase() as db:
+        env = bench_env(db.url, REDIS_URL)
+        run_module(env, "benchmarks.fixtures", "prepare")
+        result = asyncio.run(lobby_churn_run(env, args, split=True))
+        result["database"] = "PostgreSQL (fresh database, dropped after)"
+        result["redis"] = REDIS_URL
+        return result
 
 
 # ---- 3. a storm of sockets from one seat ----------------------------------------------
@@ -1025,6 +1054,8 @@ def main(argv: list[str] | None = None) -> int:
             busy(results, "lobby fan-out")
             results["lobby_churn"] = asyncio.run(lobby_churn_run(env, args))
             busy(results, "lobby churn")
+            results["lobby_churn_split"] = lobby_split_run(args)
+            busy(results, "lobby churn on two processes")
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")

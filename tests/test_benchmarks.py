@@ -100,3 +100,13 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
     )
     assert report.sanity({"load": {"2": _run()}, "config": config}) == ["lobby: did not run"]
     assert report.targets(sane)["lobby_churn"]["met"]  # the same latency with and without
+    split = {**churn, "split": True, "watchers_open": 4}
+    both = {**sane, "lobby_churn_split": split}
+    assert report.sanity(both) == []
+    assert report.targets(both)["lobby_churn_split"]["met"]
+    slower = {**split, "churn": _moves(p50_ms=_moves()["p50_ms"] * 1.5)}
+    assert not report.targets({**sane, "lobby_churn_split": slower})["lobby_churn_split"]["met"]
+    closed = {**sane, "lobby_churn_split": {**split, "watchers_open": 3}}
+    assert any("two processes: a lobby or watch page" in p for p in report.sanity(closed))
+    skipped = {**sane, "lobby_churn_split": {"skipped": "Redis does not answer"}}
+    assert report.targets(skipped)["lobby_churn_split"]["met"] is None
