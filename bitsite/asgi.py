@@ -28,9 +28,13 @@ from bitsite.wsdeflate import enable as enable_deflate  # noqa: E402
 
 enable_deflate()  # pushes compressed on the wire when daphne serves (bitsite/wsdeflate.py)
 
+from bitsite.warmup import warm_up  # noqa: E402
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SameOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+warm_up()  # templates compiled, and what was loaded kept out of the collector's way

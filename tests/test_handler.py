@@ -49,8 +49,8 @@ async def test_a_page_is_served_in_one_hop_into_a_thread(hops):
     response = await fetch("GET", "/games/bit-flip/")
     assert response["status"] == 200
     assert b"<html" in response["body"]
-    request_hops = [name for name in hops if "get_response" in name or "process_" in name]
-    assert request_hops == ["BaseHandler.get_response"]  # no hop per middleware
+    request_hops = [name for name in hops if "_respond" in name or "process_" in name]
+    assert request_hops == ["SyncChainASGIHandler._respond"]  # no hop per middleware
 
 
 @pytest.mark.django_db(transaction=True)
@@ -69,3 +69,44 @@ async def test_the_middleware_still_guards_every_request():
     headers = {name.lower(): value for name, value in missing["headers"]}
     assert b"content-security-policy" in headers  # django-csp, outermost but one
     assert headers[b"x-frame-options"] == b"DENY"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_requests_thread_closes_its_database_connections_as_it_ends(monkeypatch):
+    """Each request runs in a thread of its own: a connection left open there would be
+    closed by the garbage collector, in one of its pauses."""
+    from django.db import connections
+
+    from bitsite import handlers
+
+    match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
+    seen = []
+    close = handlers.close_connections
+
+    def watched():
+        opened = [c for c in connections.all(initialized_only=True) if c.connection is not None]
+        close()
+        seen.append([(c.alias, c.connection) for c in opened])
+
+    monkeypatch.setattr(handlers, "close_connections", watched)
+    response = await fetch("GET", f"/m/{match.public_id}/")
+    assert response["status"] == 200
+    assert seen and seen[0], "the match page read the database in the request's thread"
+    assert all(connection is None for _, connection in seen[0])
+
+
+def test_a_started_server_has_compiled_every_template_and_frozen_its_start_up_heap():
+    import gc
+    import sys
+    from pathlib import Path
+
+    from django.conf import settings
+
+    from bitsite import asgi, warmup  # noqa: F401  (importing the app is starting it)
+
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold()[0] == warmup.GC_GEN0
+    assert sys.getswitchinterval() == pytest.approx(warmup.SWITCH_INTERVAL)
+    ours = list(Path(settings.BASE_DIR, "templates").rglob("*.html"))
+    assert ours and warmup.compile_templates() >= len(ours)
