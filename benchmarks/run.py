@@ -26,7 +26,9 @@ PostgreSQL and Redis):
    matches in play (100, 10 moves/s, open loop), their move latency with and without
    challenges made and accepted at --churn-rate (20/s) beside them, interleaved, with
    --churn-pages lobby and watch pages open; and, for scale, with two bare inserts + group
-   sends a cycle at the same rate instead (what any two writes cost the process).
+   sends a cycle at the same rate instead (what any two writes cost the process). Then the
+   same churn with the lobby on a process of its own (PostgreSQL + Redis, two daphne
+   processes: the matches on one, the lobby's pages and requests on the other).
 3. Presence storm (a fresh server each time): a probe match with both players
    on; a new socket's time to its first board on the probe match, while quiet;
    then --storm sockets (100) of seat 1 of another match opened at once with
