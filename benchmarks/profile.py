@@ -57,8 +57,10 @@ IDLE_LEAVES = (
 WHO = (
     ("MatchConsumer", "our websocket consumer (forwarding, snapshots, presence)"),
     ("(games/views.py", "our move view"),
-    # The SQLite writer's thread: the move's transaction, then the push's read and renders.
-    ("_on_writer (", "our write path and push (the SQLite writer thread)"),
+    # The SQLite writer's thread (the move's transaction), then the pusher's (the push's
+    # read and renders, in the order of the commits).
+    ("_on_writer (", "our write path (the SQLite writer thread)"),
+    ("_on_pusher (", "our push (the pusher thread)"),
     ("(games/", "our other code"),
     ("(benchmarks/baseline.py", "the bare baseline"),
     ("(django/", "Django's request handling (middleware, sessions, CSRF)"),

@@ -141,7 +141,9 @@ def recent_moves(match: Match) -> list[dict]:
     """The moves the board lists: the last HISTORY_SHOWN, oldest first, each in words
     (one query; the words from memory, see DESCRIBED_PLIES).
     Numbers as text: the template would localize every one of them, on every board."""
-    rows = list(match.moves.order_by("-ply").values_list("ply", "player", "text")[:HISTORY_SHOWN])
+    # Up to this version's ply: a push drawn after a later move committed lists its own.
+    moves = match.moves.filter(ply__lte=match.ply).order_by("-ply")
+    rows = list(moves.values_list("ply", "player", "text")[:HISTORY_SHOWN])
     rows.reverse()
     presenter = presenter_for(match.rules)
     with _words_lock:

@@ -83,12 +83,14 @@ def clean_name(text: str) -> str:
 # SQLite takes one writer at a time. This process's writes run on one thread of their own,
 # which keeps its connection (and SQLite's parsed schema and statements) from one write to
 # the next: under ASGI every request runs in a new thread, and a connection opened for one
-# move cost more than the move's own queries. After the commit the writer also reads,
-# draws and sends the push, then the request that asked answers with its viewer's board.
-# On PostgreSQL (a pool of connections, row locks) every write runs in the request's own
-# thread.
+# move cost more than the move's own queries. Once a write commits, the writer hands its
+# pushes to one pusher thread, in the order of the commits, and goes on to the next write
+# while the pusher reads, draws and sends them; the request that asked waits for its pushes,
+# then answers with its viewer's board. On PostgreSQL (a pool of connections, row locks)
+# every write and its pushes run in the request's own thread.
 
 _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitsite-writer")
+_pusher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitsite-pusher")
 _sqlite_writers = threading.RLock()  # a write that runs inline (see _write) queues here too
 _current = threading.local()
 
@@ -108,21 +110,36 @@ class _Job:
 def _write(change: Callable[[], Match]) -> Match:
     """Run ``change`` in one transaction, then push what it changed. Refusals propagate."""
     if connection.vendor == "sqlite" and not connection.in_atomic_block:
-        # The push is sent from the writer too, to the event loop of the server that asked.
-        return _writer.submit(_on_writer, change, live.server_loop()).result()
+        # The pushes go to the event loop of the server that asked.
+        result, delivered = _writer.submit(_on_writer, change, live.server_loop()).result()
+        delivered.result()  # its pushes sent (and its refusal, if any, raised)
+        return result
     return _run(change)  # PostgreSQL; or inside an outer transaction (tests): this thread
 
 
 def _on_writer(change, loop):
     try:
-        with live.sending_to(loop):
-            return _run(change)
+        with live.sending_to(loop):  # what a nested write pushes from within the transaction
+            result, job = _transact(change)
     except DatabaseError:
         connection.close()  # the next write opens a fresh connection
         raise
+    # Queued from here, the pushes leave in the order of the commits.
+    return result, _pusher.submit(_on_pusher, job, loop)
+
+
+def _on_pusher(job, loop):
+    with live.sending_to(loop):
+        _deliver(job)
 
 
 def _run(change):
+    result, job = _transact(change)
+    _deliver(job)
+    return result
+
+
+def _transact(change):
     job, outer = _Job(), getattr(_current, "job", None)
     _current.job = job
     try:
@@ -132,6 +149,11 @@ def _run(change):
     finally:
         job.open = False
         _current.job = outer
+    return result, job
+
+
+def _deliver(job: _Job) -> None:
+    """After the commit: the pushes, then the apps' signals, then a refusal to raise."""
     for push in job.pushes:
         push.prepare()
         push.send()
@@ -139,7 +161,6 @@ def _run(change):
         _send_changed(match)
     if job.refusal is not None:
         raise job.refusal
-    return result
 
 
 def _broadcast(match: Match, *, players_only: bool = False, by: Viewer | None = None) -> None:
