@@ -36,6 +36,7 @@ from games.consumers import (
     CLOSE_FLOOD,
     CLOSE_TOO_MANY,
     CLOSE_TRY_LATER,
+    LayerGuard,
     asks_to_sync,
     leave_group,
 )
@@ -93,7 +94,7 @@ def _leave(channel: str, user_id: int) -> None:
         redis_guard.failed("my games, a page closes", error)
 
 
-class MyGamesConsumer(AsyncWebsocketConsumer):
+class MyGamesConsumer(LayerGuard, AsyncWebsocketConsumer):
     user_id: int | None = None
     group: str | None = None
     admitted = False
@@ -150,32 +151,6 @@ class MyGamesConsumer(AsyncWebsocketConsumer):
         await self._send_list(finished_changed=True)
 
     # ---- from the channel layer -------------------------------------------------------
-
-    layer_failed = False
-
-    @property
-    def channel_receive(self):
-        return self._channel_receive
-
-    @channel_receive.setter
-    def channel_receive(self, receive):
-        """As the match socket does (games/consumers.py): if the layer fails (Redis went
-        away), the socket is closed with 4503 and the page comes back later."""
-
-        async def guarded():
-            if self.layer_failed:
-                await asyncio.Event().wait()  # the socket is closing: nothing more to read
-            try:
-                return await receive()
-            except Exception as error:
-                self.layer_failed = True
-                publisher.lost(error)
-                return {"type": "layer.lost"}
-
-        self._channel_receive = guarded
-
-    async def layer_lost(self, event):
-        await self.close(code=CLOSE_TRY_LATER)
 
     async def games_changed(self, event):
         """What accounts/live.py drew for this account: forwarded, unless this page
