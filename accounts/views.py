@@ -18,7 +18,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse, reverse_lazy
 from django.utils.cache import patch_vary_headers
@@ -28,15 +28,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts import my_games
 from accounts.forms import GamesFilter, SignUpForm
 from accounts.models import Profile
+from games.http import see_other
 from games.views import limited
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
-
-
-def _see_other(url: str) -> HttpResponseRedirect:
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
 
 
 def _next(request) -> str:
@@ -85,7 +80,7 @@ def _sign_up(request):
         f"Welcome, {user.get_username()}! Your games now follow you to every device "
         "you sign in on.",
     )
-    return _see_other(_next(request) or reverse("my_games"))
+    return see_other(_next(request) or reverse("my_games"))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -108,7 +103,7 @@ def logout_view(request):
         logout(request)
         if was_signed_in:
             messages.info(request, "You signed out. Sign in again to get back to your games.")
-        return _see_other(reverse("home"))
+        return see_other(reverse("home"))
     return render(request, "accounts/logout.html")
 
 

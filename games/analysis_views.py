@@ -9,7 +9,7 @@ the ``#analysis`` partial; without JavaScript every move and step is a plain lin
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponseRedirect
+from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
@@ -18,7 +18,6 @@ from games import analysis_board
 from games.analysis_board import BadAnalysis
 from games.models import Match
 from games.review_views import _closed, open_to
-from games.rules import get_game
 
 
 def _partial(request) -> bool:
@@ -35,11 +34,7 @@ def _refused(request, game, message: str):
 
 
 @require_GET
-def analysis(request, slug):
-    try:
-        game = get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
+def analysis(request, game):
     try:
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:

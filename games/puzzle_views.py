@@ -16,32 +16,19 @@ changes nothing.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import puzzles
+from games.http import see_other
 from games.presenters import presenter_for
-from games.rules import GameOver, IllegalMove, Verdict, get_game
+from games.rules import GameOver, IllegalMove, Verdict
 from games.rules.base import MAX_MOVE_TEXT, other
 
 SESSION_KEY = "puzzles"
 SOLVING, SOLVED, FAILED = "solving", "solved", "failed"
-
-
-def _game_or_404(slug: str):
-    try:
-        return get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
-
-
-def _see_other(url: str) -> HttpResponseRedirect:
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
 
 
 # ---- the session's record, per game --------------------------------------------------
@@ -200,8 +187,8 @@ def _bad(request, game, message: str):
 
 
 @require_GET
-def puzzle_list(request, slug):
-    game = _game_or_404(slug)
+def puzzle_list(request, game):
+    slug = game.slug
     found = puzzles.puzzles_of(slug)
     record = record_of(request.session, slug)
     seen = set(record["seen"])
@@ -226,18 +213,18 @@ def puzzle_list(request, slug):
 
 
 @require_POST
-def new_streak(request, slug):
+def new_streak(request, game):
     """Start a new streak: every puzzle is offered again (the best streak stays)."""
-    game = _game_or_404(slug)
+    slug = game.slug
     record = record_of(request.session, slug)
     record.update(streak=0, seen=[], n=0, moves=[], state=SOLVING, wrong="", counted=False)
     _save(request.session, slug, record)
-    return _see_other(reverse("puzzles", args=[game.slug]))
+    return see_other(reverse("puzzles", args=[game.slug]))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def puzzle_page(request, slug, n):
-    game = _game_or_404(slug)
+def puzzle_page(request, game, n):
+    slug = game.slug
     puzzle = puzzles.puzzle(slug, n)
     if puzzle is None:
         count = len(puzzles.puzzles_of(slug))
@@ -305,4 +292,4 @@ def _done(request, game, puzzle, record):
     _save(request.session, game.slug, record)
     if request.htmx:
         return _render(request, game, puzzle)
-    return _see_other(reverse("puzzle", args=[game.slug, puzzle.n]))
+    return see_other(reverse("puzzle", args=[game.slug, puzzle.n]))

@@ -12,7 +12,6 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from games import theory
-from games.rules import get_game
 
 
 def _fields(game, values: dict) -> list[dict]:
@@ -28,11 +27,7 @@ def _fields(game, values: dict) -> list[dict]:
 
 
 @require_GET
-def theory_page(request, slug):
-    try:
-        game = get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
+def theory_page(request, game):
     if not theory.has_theory(game):
         raise Http404("This game has no theory page.")
     query = {name: request.GET.get(name, "") for name in request.GET}

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from . import (
-    converters,  # noqa: F401  (registers <match:...>)
+    converters,  # noqa: F401  (registers <match:...> and <game:...>)
     views,
 )
 from .analysis_views import analyse_match, analysis
@@ -10,9 +10,9 @@ from .review_views import export_json, replay
 from .theory_views import theory_page
 
 urlpatterns = [
-    path("games/<slug:slug>/", views.rules_page, name="rules"),
-    path("games/<slug:slug>/new/", views.new_match, name="new_match"),
-    path("games/<slug:slug>/new", views.old_new_match),  # where the form used to post
+    path("games/<game:game>/", views.rules_page, name="rules"),
+    path("games/<game:game>/new/", views.new_match, name="new_match"),
+    path("games/<game:game>/new", views.old_new_match),  # where the form used to post
     path("m/<match:public_id>/", views.match_page, name="match"),
     path("m/<match:public_id>/join", views.join, name="join"),
     path("m/<match:public_id>/move", views.move, name="move"),
@@ -28,12 +28,12 @@ urlpatterns = [
     path("m/<match:public_id>/replay/", replay, name="replay"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
     # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
-    path("games/<slug:slug>/theory/", theory_page, name="theory"),
+    path("games/<game:game>/theory/", theory_page, name="theory"),
     # ---- puzzles (issue 14): games/puzzle_views.py
-    path("games/<slug:slug>/puzzles/", puzzle_list, name="puzzles"),
-    path("games/<slug:slug>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
-    path("games/<slug:slug>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
+    path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
+    path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
+    path("games/<game:game>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
     # The analysis board (issue 14): the state in the query string, no writes.
-    path("games/<slug:slug>/analysis/", analysis, name="analysis"),
+    path("games/<game:game>/analysis/", analysis, name="analysis"),
     path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),
 ]

@@ -11,37 +11,19 @@ from __future__ import annotations
 from functools import wraps
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponsePermanentRedirect, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games import limits, play, rights
+from games import limits, play
 from games.boards import board_context, render_board, render_notice, session_token
 from games.forms import NewMatchForm
+from games.http import refusal_status, see_other
 from games.models import Match
 from games.play import Actor
 from games.rights import Refused, viewer_from_session
-from games.rules import get_game
-
-# The HTTP status of each refusal of the write path (games/rights.py).
-REFUSAL_STATUS = {
-    rights.NoSuchMatch: 404,
-    rights.NotAPlayer: 403,
-    rights.NoHints: 403,
-    rights.IllegalMove: 422,
-}
-
-
-def _status(refusal: Refused) -> int:
-    """403 for what this viewer may never do, 404 for no match, 422 for a move the rules
-    refuse, and 409 for what conflicts with the match as it is now (stale, not your turn,
-    over, not started, seats taken...)."""
-    for kind, status in REFUSAL_STATUS.items():
-        if isinstance(refusal, kind):
-            return status
-    return 409
 
 
 def limited(action: str):
@@ -70,21 +52,8 @@ def too_fast(request, public_id: str | None = None):
     return render(request, "too_fast.html", {"message": TOO_FAST, "match": match}, status=429)
 
 
-def _game_or_404(slug: str):
-    try:
-        return get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
-
-
 def _match_or_404(public_id: str) -> Match:
     return get_object_or_404(Match, public_id=public_id)
-
-
-def _see_other(url: str) -> HttpResponseRedirect:
-    response = HttpResponseRedirect(url)
-    response.status_code = 303
-    return response
 
 
 def _account(request):
@@ -109,7 +78,7 @@ def _actor(request) -> Actor:
 def _refused(request, public_id: str, refusal: Refused):
     """The answer to a refusal: the current board, with the message and its status."""
     match = _match_or_404(public_id)
-    return _board(request, match, message=refusal.message, status=_status(refusal))
+    return _board(request, match, message=refusal.message, status=refusal_status(refusal))
 
 
 def _share_url(request, match: Match) -> str:
@@ -152,15 +121,14 @@ def _board(
         messages.add_message(
             request, messages.ERROR if level == "error" else messages.INFO, message
         )
-    return _see_other(match.get_absolute_url())
+    return see_other(match.get_absolute_url())
 
 
 # ---- pages -----------------------------------------------------------------------
 
 
 @require_GET
-def rules_page(request, slug):
-    game = _game_or_404(slug)
+def rules_page(request, game):
     start = game.start()
     return render(
         request,
@@ -192,9 +160,8 @@ def match_page(request, public_id):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def new_match(request, slug):
+def new_match(request, game):
     """The new-match page of a game (GET), and the start of a match (POST)."""
-    game = _game_or_404(slug)
     if request.method == "POST":
         return _create_match(request, game)
     account = _account(request)
@@ -204,10 +171,9 @@ def new_match(request, slug):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-def old_new_match(request, slug):
+def old_new_match(request, game):
     """``/games/<slug>/new``, where the form used to post: a POST still starts a match,
     anything else goes to the new-match page."""
-    game = _game_or_404(slug)
     if request.method == "POST":
         return _create_match(request, game)
     return HttpResponsePermanentRedirect(reverse("new_match", args=[game.slug]))
@@ -237,7 +203,7 @@ def _create_match(request, game):
     )
     if match.computer_to_move:  # the computer moves first
         play.computer_move(match.public_id)
-    return _see_other(match.get_absolute_url())
+    return see_other(match.get_absolute_url())
 
 
 @require_POST
@@ -252,14 +218,14 @@ def join(request, public_id):
             user=_account(request),
         )
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=_status(refusal))
+        return _board(request, match, message=refusal.message, status=refusal_status(refusal))
     match.refresh_from_db()
     player = match.player_of_seat(2)
     messages.info(request, f"You joined: you are {match.player_name(player)}.")
     # A full reload, so that the page's websocket carries the new seat.
     if request.htmx:
         return HttpResponseClientRedirect(match.get_absolute_url())
-    return _see_other(match.get_absolute_url())
+    return see_other(match.get_absolute_url())
 
 
 @require_POST
@@ -310,11 +276,11 @@ def rematch(request, public_id):
     try:
         new = play.rematch(public_id, by=_actor(request))
     except Refused as refusal:
-        return _board(request, match, message=refusal.message, status=_status(refusal))
+        return _board(request, match, message=refusal.message, status=refusal_status(refusal))
     play.computer_move(new.public_id)
     if request.htmx:  # the board now links the rematch, and site.js follows it
         return _board(request, match)
-    return _see_other(new.get_absolute_url())
+    return see_other(new.get_absolute_url())
 
 
 @require_POST

@@ -18,10 +18,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games import play, rights
 from games.boards import session_token
+from games.http import refusal_status, see_other
 from games.models import Match, hash_secret
 from games.rights import Refused
-from games.rules import GAMES, get_game
-from games.views import _see_other, _status, limited  # the site's redirect and statuses
+from games.rules import GAMES
+from games.views import limited
 from lobby import challenges, live
 
 # What a refusal of the join means here, in the lobby's words.
@@ -60,7 +61,7 @@ def _answer(request, message: str, *, status: int = 200, level: str = "error"):
         html = render_to_string("lobby/notice.html", {"message": message, "level": level})
         return HttpResponse(html, status=status)
     messages.add_message(request, messages.ERROR if level == "error" else messages.INFO, message)
-    return _see_other(reverse("home"))
+    return see_other(reverse("home"))
 
 
 def _landed(request, match: Match, message: str):
@@ -68,7 +69,7 @@ def _landed(request, match: Match, message: str):
     messages.info(request, message)
     if request.htmx:
         return HttpResponseClientRedirect(match.get_absolute_url())
-    return _see_other(match.get_absolute_url())
+    return see_other(match.get_absolute_url())
 
 
 def _listed_or_404(public_id: str) -> Match:
@@ -92,7 +93,7 @@ def accept(request, public_id):
         raise Http404("There is no such challenge.") from None
     except Refused as refusal:
         message = ACCEPT_WORDS.get(type(refusal), refusal.message)
-        return _answer(request, message, status=_status(refusal))
+        return _answer(request, message, status=refusal_status(refusal))
     player = match.player_name(match.player_of_seat(2))
     return _landed(request, match, f"You accepted the challenge: you are {player}.")
 
@@ -105,18 +106,14 @@ def withdraw(request, public_id):
     try:
         play.withdraw_challenge(public_id, by=play.Actor(token=request.session.get("token")))
     except Refused as refusal:
-        return _answer(request, refusal.message, status=_status(refusal))
+        return _answer(request, refusal.message, status=refusal_status(refusal))
     return _answer(request, "Your challenge was withdrawn.", level="info")
 
 
 @require_POST
 @limited("lobby")
-def play_anyone(request, slug):
+def play_anyone(request, game):
     """Quick pairing: the oldest compatible open challenge, else a new one."""
-    try:
-        game = get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
     match, taken = challenges.play_anyone(
         game.slug, token=session_token(request.session), user=_user(request)
     )

@@ -1,8 +1,9 @@
 from django.urls import path
 
+from games import converters  # noqa: F401  (registers <game:...>)
 from ratings import views
 
 urlpatterns = [
     path("players/<str:username>/", views.player_page, name="player"),
-    path("games/<slug:slug>/leaderboard/", views.leaderboard, name="leaderboard"),
+    path("games/<game:game>/leaderboard/", views.leaderboard, name="leaderboard"),
 ]

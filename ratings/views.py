@@ -6,12 +6,11 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Q
-from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from games.models import Match
-from games.rules import GAMES, get_game
+from games.rules import GAMES
 from ratings import glicko
 from ratings.charts import rating_chart
 from ratings.models import Rating, RatingChange
@@ -19,13 +18,6 @@ from ratings.models import Rating, RatingChange
 CHART_GAMES = 50  # the chart shows the last this many rated games
 RECENT = 10  # recent games listed per game
 LEADERS_PER_PAGE = 50
-
-
-def _game_or_404(slug: str):
-    try:
-        return get_game(slug)
-    except KeyError:
-        raise Http404("There is no such game.") from None
 
 
 def opponent_text(match: Match, seat: int) -> str:
@@ -117,8 +109,7 @@ def player_page(request, username):
 
 
 @require_GET
-def leaderboard(request, slug):
-    game = _game_or_404(slug)
+def leaderboard(request, game):
     leaders = (
         Rating.objects.filter(
             game=game.slug, deviation__lte=glicko.PROVISIONAL_ABOVE, user__is_active=True

@@ -63,6 +63,36 @@ def test_unknown_game_and_unknown_match_are_404_pages():
     assert client.post("/m/no-such-match/move", {"move": "1", "ply": "0"}).status_code == 404
 
 
+def _game_routes(patterns, prefix=""):
+    """Every URL of the site that takes a ``<game:...>`` (any app's)."""
+    from django.urls import URLPattern, URLResolver
+
+    for entry in patterns:
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            yield from _game_routes(entry.url_patterns, route)
+        elif isinstance(entry, URLPattern) and "<game:" in route:
+            yield route
+
+
+def test_every_game_path_is_a_404_for_an_unknown_game_before_any_view_runs():
+    from django.urls import Resolver404, get_resolver, resolve
+
+    routes = sorted(set(_game_routes(get_resolver().url_patterns)))
+    # The game pages of every app: rules, new match, theory, puzzles, analysis, lobby,
+    # leaderboard.
+    assert len(routes) >= 9
+    client = Client()
+    for route in routes:
+        path = "/" + re.sub(r"<game:\w+>", "chess", route).replace("<int:n>", "1")
+        for method in (client.get, client.post):
+            response = method(path)
+            assert response.status_code == 404, (route, response.status_code)
+        with pytest.raises(Resolver404):  # the path matches no route: no view runs
+            resolve(path)
+        assert resolve(path.replace("chess", SLUGS[0], 1)).func is not None
+
+
 @pytest.mark.parametrize("slug", SLUGS)
 def test_create_a_match_then_the_creator_sees_the_share_link(slug):
     client = Client()
