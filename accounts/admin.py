@@ -40,7 +40,7 @@ class AccountAdmin(UserAdmin):
     def games_summary(self, user) -> str:
         if user.pk is None:
             return "—"
-        results = my_games.results(user.pk)
+        results = Match.objects.results_for(user.pk)
         counts = Match.objects.filter(my_games.of(user.pk)).aggregate(
             total=Count("pk"),
             ongoing=Count("pk", filter=~Q(status=Match.Status.FINISHED)),

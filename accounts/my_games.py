@@ -3,11 +3,11 @@
 What a row says comes from games: the status line is the match page's own
 (games.boards.status_text, for the account's seats), "your turn" is exactly when the
 account may move (games.rights.move_refusal), and a replay is linked exactly when one
-exists (games.rights.replay_refusal). What is decided here is only what a result means
-for an account: won, lost, drawn, or other (a match that was cancelled or aborted, or
-one played on one device, where both sides were the account's). The finished list is
-filtered in the database with the same definition (``results``); a test checks that the
-two agree.
+exists (games.rights.replay_refusal). What a result is for the account (won, lost,
+drawn, or other: a match cancelled or aborted, or played on one device, where both sides
+were the account's) is the match's own definition, ``Match.result_for`` with the
+account's seats, and the finished list is filtered in the database by its twin,
+``Match.objects.results_for``; a test checks that the two agree.
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ from games.rights import Viewer, move_refusal, replay_refusal
 ONGOING_SHOWN = 100  # ongoing matches listed, at most (the newest, their turn first)
 FINISHED_PER_PAGE = 20
 
+# The filter's choices: Match.Result's values, "other" told in full.
 RESULT_CHOICES = [
-    ("won", "Won"),
-    ("lost", "Lost"),
-    ("drawn", "Drawn"),
-    ("other", "Other (cancelled, aborted, on one device)"),
+    (
+        result.value,
+        "Other (cancelled, aborted, on one device)"
+        if result == Match.Result.NONE
+        else result.label,
+    )
+    for result in Match.Result
 ]
-NO_RESULT = (Match.Ending.CANCELLED, Match.Ending.ABORTED)
 
 
 def of(user_id: int) -> Q:
@@ -40,36 +43,10 @@ def of(user_id: int) -> Q:
     return Q(seat1_user=user_id) | Q(seat2_user=user_id)
 
 
-def _won_by_seat(seat: int) -> Q:
-    """The match was won by the player in ``seat`` (the rules' winner is a player number;
-    ``first_seat`` says which seat is Player 1)."""
-    return Q(first_seat=1, winner=seat) | Q(first_seat=2, winner=3 - seat)
-
-
-def results(user_id: int) -> dict[str, Q]:
-    """Each result of a finished match for the account ``user_id``, as a filter."""
-    both = Q(seat1_user=user_id, seat2_user=user_id)  # on one device: both sides theirs
-    seat = {n: Q(**{f"seat{n}_user": user_id}) for n in (1, 2)}
-    won = (seat[1] & _won_by_seat(1)) | (seat[2] & _won_by_seat(2))
-    lost = (seat[1] & _won_by_seat(2)) | (seat[2] & _won_by_seat(1))
-    drawn = Q(winner__isnull=True) & ~Q(ending__in=NO_RESULT)
-    return {
-        "won": won & ~both,
-        "lost": lost & ~both,
-        "drawn": drawn & ~both,
-        "other": both | Q(ending__in=NO_RESULT),
-    }
-
-
 def result_for(match: Match, user_id: int) -> str:
     """What a finished match's result is for the account ``user_id``: won, lost, drawn or
-    other (the same definition as ``results``)."""
-    seats = seats_of(match, user_id)
-    if len(seats) == 2 or match.ending in NO_RESULT:
-        return "other"
-    if match.winner is None:
-        return "drawn"
-    return "won" if match.seat_of_player(match.winner) in seats else "lost"
+    other (``Match.result_for`` with the account's seats)."""
+    return match.result_for(seats_of(match, user_id)).value
 
 
 def seats_of(match: Match, user_id: int) -> frozenset[int]:
@@ -154,7 +131,7 @@ def finished(user_id: int, *, game: str = "", result: str = ""):
     if game:
         queryset = queryset.filter(game=game)
     if result:
-        queryset = queryset.filter(results(user_id)[result])
+        queryset = queryset.filter(Match.objects.results_for(user_id)[result])
     return _with_users(queryset).order_by("-finished_at", "-pk")
 
 

@@ -325,18 +325,7 @@ def status_text(match: Match, viewer: Viewer, to_move: int) -> str:
             return "Waiting for an opponent: share the link below."
         return "This match is waiting for a second player."
     if match.status == Match.Status.FINISHED:
-        if match.winner is None:
-            return {
-                Match.Ending.CANCELLED: "This match was cancelled.",
-                Match.Ending.AGREEMENT: "Draw by agreement",
-                Match.Ending.ABORTED: "Aborted: no result",
-            }.get(match.ending, "A draw")
-        winner_seat = match.seat_of_player(match.winner)
-        if len(viewer.seats) == 1 and match.mode != Match.Mode.HOTSEAT:
-            if winner_seat in viewer.seats:
-                return "You win!"
-            return f"You lose: {match.player_name(match.winner)} wins."
-        return f"{match.player_name(match.winner)} wins!"
+        return match.headline(viewer.seats)
     name = match.player_name(to_move)
     seat = match.seat_of_player(to_move)
     if seat == match.computer_seat:

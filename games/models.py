@@ -42,6 +42,31 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+class MatchQuerySet(models.QuerySet):
+    def with_result(self) -> MatchQuerySet:
+        """Finished with a result (``Match.has_result``): won, lost or drawn."""
+        return self.filter(status=Match.Status.FINISHED).exclude(ending__in=Match.NO_RESULT)
+
+    def results_for(self, user_id: int) -> dict[str, models.Q]:
+        """Each result of a finished match for the account ``user_id``
+        (``Match.result_for`` with the seats it holds), as a filter."""
+        seat = {n: models.Q(**{f"seat{n}_user": user_id}) for n in (1, 2)}
+        both = seat[1] & seat[2]  # on one device: both sides were the account's
+
+        def won_by(n: int) -> models.Q:  # the winner is a player number; first_seat maps it
+            return models.Q(first_seat=1, winner=n) | models.Q(first_seat=2, winner=3 - n)
+
+        counted = models.Q(status=Match.Status.FINISHED) & ~models.Q(ending__in=Match.NO_RESULT)
+        decided = counted & ~both
+        R = Match.Result
+        return {
+            R.WON: decided & ((seat[1] & won_by(1)) | (seat[2] & won_by(2))),
+            R.LOST: decided & ((seat[1] & won_by(2)) | (seat[2] & won_by(1))),
+            R.DRAWN: decided & models.Q(winner__isnull=True),
+            R.NONE: both | ~counted,
+        }
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         WAITING = "waiting", "Waiting for a second player"
@@ -72,6 +97,17 @@ class Match(models.Model):
             ("ABANDONED", ("abandoned", "abandoned by a player")),
         ],
     )
+
+    # Endings that give no result: nobody won, lost or drew (nothing to rate or count).
+    NO_RESULT = frozenset({Ending.CANCELLED, Ending.ABORTED})
+
+    class Result(models.TextChoices):
+        """What a finished match's result is for the holder of some of its seats."""
+
+        WON = "won", "Won"
+        LOST = "lost", "Lost"
+        DRAWN = "drawn", "Drawn"
+        NONE = "other", "No result"  # cancelled, aborted, or both sides played by one
 
     class Clock(models.TextChoices):
         NONE = "", "No clock"
@@ -159,6 +195,8 @@ class Match(models.Model):
     created_at = models.DateTimeField("created", auto_now_add=True, db_index=True)
     started_at = models.DateTimeField("started", null=True, blank=True)
     finished_at = models.DateTimeField("finished", null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "matches"
@@ -272,9 +310,54 @@ class Match(models.Model):
             and self.seat_of_player(self.current.to_move) == self.computer_seat
         )
 
+    # ---- the result: one definition for boards, replay, My games, ratings and the admin --
+
+    @property
+    def has_result(self) -> bool:
+        """Finished with a result: someone won, or it was drawn (not cancelled or aborted)."""
+        return self.status == self.Status.FINISHED and self.ending not in self.NO_RESULT
+
+    @property
+    def winner_seat(self) -> int | None:
+        return self.seat_of_player(self.winner) if self.winner else None
+
+    def result_for(self, seats) -> Match.Result:
+        """The result for whoever holds ``seats``: won, lost, drawn, or none (no result,
+        not a player, or both sides theirs)."""
+        seats = frozenset(seats) - {self.computer_seat}
+        if len(seats) != 1 or not self.has_result:
+            return self.Result.NONE
+        if self.winner is None:
+            return self.Result.DRAWN
+        return self.Result.WON if self.winner_seat in seats else self.Result.LOST
+
+    def score_of(self, seat: int) -> float | None:
+        """A seat's score (1, 0.5 or 0), or None when the match has no result."""
+        if not self.has_result:
+            return None
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner_seat == seat else 0.0
+
+    def headline(self, seats=frozenset()) -> str:
+        """The result in a few words, for whoever holds ``seats`` ("You win!"), or for
+        anyone ("Player 1 (Ada) wins!"). Empty while the match is not over."""
+        if self.status != self.Status.FINISHED:
+            return ""
+        if self.winner is None:
+            return {
+                self.Ending.CANCELLED: "This match was cancelled.",
+                self.Ending.AGREEMENT: "Draw by agreement",
+                self.Ending.ABORTED: "Aborted: no result",
+            }.get(self.ending, "A draw")
+        winner = self.player_name(self.winner)
+        if len(frozenset(seats)) == 1 and self.mode != self.Mode.HOTSEAT:
+            return "You win!" if self.winner_seat in seats else f"You lose: {winner} wins."
+        return f"{winner} wins!"
+
     @property
     def result_text(self) -> str:
-        """How the match ended, in words: made here, where it is shown, from its ending."""
+        """How the match ended, in a sentence (what ended it and who)."""
         ending, Ending = self.ending, self.Ending
         if not ending:
             return ""

@@ -250,7 +250,9 @@ def _save(match: Match, changes: dict, **broadcast) -> Match:
 
 
 def _finish(match: Match, ending: str, *, winner_seat: int | None, by: int | None, now) -> dict:
-    """The fields of a match that ends off the rules (time, agreement, abort, a claim)."""
+    """The fields of a match that ends, however it ends (the rules, a resignation, time,
+    agreement, an abort, a claim, a cancellation): the one finishing step, written by
+    ``_save`` (or with the move that ended it), which tells the apps (``_ended``)."""
     return {
         "status": Match.Status.FINISHED,
         "winner": match.player_of_seat(winner_seat) if winner_seat else None,
@@ -513,12 +515,15 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
         if match.draw_offer is not None and match.draw_offer != seat:
             changes["draw_offer"] = None  # a move by the offerer's opponent declines it
         if new.result is not None:
+            winner = new.result.winner
             changes.update(
-                status=Match.Status.FINISHED,
-                winner=new.result.winner,
-                ending=new.result.ending,
-                finished_at=now,
-                draw_offer=None,
+                _finish(
+                    match,
+                    new.result.ending,
+                    winner_seat=match.seat_of_player(winner) if winner else None,
+                    by=None,
+                    now=now,
+                )
             )
         updated = Match.objects.filter(pk=match.pk, ply=match.ply).update(**changes)
         if updated != 1:  # only without a row lock: another move got in first
@@ -572,32 +577,20 @@ def resign(public_id: str, *, by: Actor) -> Match:
         seats = rights.human_seats(match, by.seats_in(match))
         game = match.rules
         position = game.from_json(match.position)
+        now = timezone.now()
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
-            new, winner, ending, by_seat = position, None, Match.Ending.CANCELLED, 1
+            ending = Match.Ending.CANCELLED
+            return _save(match, _finish(match, ending, winner_seat=None, by=1, now=now))
+        if len(seats) == 2:  # same device: the player to move resigns
+            player = position.to_move
         else:
-            if len(seats) == 2:  # same device: the player to move resigns
-                player = position.to_move
-            else:
-                player = match.player_of_seat(seats.pop())
-            new = game.resign(position, player)
-            winner, ending = new.result.winner, Match.Ending.RESIGNED
-            by_seat = match.seat_of_player(player)
-        changes = {
-            "position": game.to_json(new),
-            "version": match.version + 1,
-            "status": Match.Status.FINISHED,
-            "winner": winner,
-            "ending": ending,
-            "ended_by": by_seat,
-            "finished_at": timezone.now(),
-            "draw_offer": None,
-        }
-        Match.objects.filter(pk=match.pk).update(**changes)
-        for field, value in changes.items():
-            setattr(match, field, value)
-        _ended(match)
-        _broadcast(match)
-        return match
+            player = match.player_of_seat(seats.pop())
+        new = game.resign(position, player)
+        by_seat = match.seat_of_player(player)
+        changes = _finish(
+            match, Match.Ending.RESIGNED, winner_seat=3 - by_seat, by=by_seat, now=now
+        )
+        return _save(match, {"position": game.to_json(new), **changes})
 
     return _write(change)
 

@@ -171,10 +171,15 @@ def shows_hints(match: Match, viewer: Viewer) -> bool:
 # ---- what a viewer may do ------------------------------------------------------------
 
 
+def game_over(match: Match) -> GameOver:
+    """The refusal of anything but a replay or a rematch once the match is over."""
+    return GameOver(f"The game is over. {match.result_text}".strip())
+
+
 def move_refusal(match: Match, seats, *, to_move: int, computer: bool = False) -> Refused | None:
     """May the holder of ``seats`` (or the computer) move for the player ``to_move``?"""
     if match.status == Match.Status.FINISHED:
-        return GameOver(f"The game is over. {match.result_text}".strip())
+        return game_over(match)
     if match.status == Match.Status.WAITING:
         return NotStarted()
     seat = match.seat_of_player(to_move)
@@ -190,7 +195,7 @@ def move_refusal(match: Match, seats, *, to_move: int, computer: bool = False) -
 def resign_refusal(match: Match, seats) -> Refused | None:
     """Resigning (or, before anyone joined, cancelling) is for the match's players."""
     if match.status == Match.Status.FINISHED:
-        return GameOver(f"The game is over. {match.result_text}".strip())
+        return game_over(match)
     if not human_seats(match, seats):
         return NotAPlayer("You are watching this match: only its players can resign.")
     return None
@@ -223,7 +228,7 @@ def replay_refusal(match: Match) -> Refused | None:
 
 def _playing_player(match: Match, seats, what: str) -> Refused | None:
     if match.status == Match.Status.FINISHED:
-        return GameOver(f"The game is over. {match.result_text}".strip())
+        return game_over(match)
     if match.status == Match.Status.WAITING:
         return NotStarted()
     if not human_seats(match, seats):
@@ -314,8 +319,12 @@ def join_refusal(match: Match, seats, *, user_id: int | None) -> Refused | None:
 
 
 def hints_refusal(match: Match, seats) -> Refused | None:
+    """Hints are for the player of a game on one device or against the computer, while it
+    is played."""
     if match.mode == Match.Mode.FRIEND or not human_seats(match, seats):
         return NoHints()
+    if match.status == Match.Status.FINISHED:
+        return game_over(match)
     return None
 
 

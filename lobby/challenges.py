@@ -14,6 +14,7 @@ Everything here reads, except ``play_anyone``, which writes through games.play.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -26,6 +27,32 @@ from games.rules import get_game
 
 SHOWN = 50  # open challenges listed at most, the oldest first
 WATCHED = 30  # matches on the watch page at most, the newest first
+
+
+@dataclass(frozen=True)
+class Challenger:
+    """A browser as the lobby recognises the creator of a challenge: by its seat secret
+    (hashed, as the match keeps it), or by its account when signed in. The one rule of
+    who owns a challenge, for the pages (its creator sees "Withdraw"), the lobby's sockets
+    and quick pairing (never pair a player with their own challenge)."""
+
+    secret_hash: str | None = None
+    user_id: int | None = None
+
+    @classmethod
+    def of(cls, token: str | None, user_id: int | None = None) -> Challenger:
+        """The browser holding the seat secret ``token`` (signed into ``user_id``)."""
+        return cls(hash_secret(token) if token else None, user_id)
+
+    def made(self, secret_hash: str, user_id: int | None) -> bool:
+        """Whether this browser made the challenge whose creator's seat is held by
+        ``secret_hash`` (for the account ``user_id``, if any)."""
+        return (self.secret_hash is not None and secret_hash == self.secret_hash) or (
+            self.user_id is not None and user_id == self.user_id
+        )
+
+    def owns(self, match: Match) -> bool:
+        return self.made(match.seat1_secret, match.seat1_user_id)
 
 
 def creator_gone_for(matches: list[Match]) -> list[float | None]:
@@ -139,12 +166,8 @@ def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tup
     at once, the second finds the first's challenge."""
     game = get_game(game_slug)
     standard = game.options_of(game.start())
-    seat_hash = hash_secret(token)
-
-    def mine(match: Match) -> bool:
-        return match.seat1_secret == seat_hash or (
-            user is not None and match.seat1_user_id == user.pk
-        )
+    me = Challenger.of(token, user.pk if user is not None else None)
+    mine = me.owns
 
     def change() -> tuple[Match, bool]:
         play.lock_listings(game.slug)

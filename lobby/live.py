@@ -104,12 +104,10 @@ def render_card(match: Match, *, spectators: int | None) -> str:
     return render_to_string("lobby/_card.html", {"w": card_context(match, spectators=spectators)})
 
 
-def challenge_rows(mine: str | None) -> list[dict]:
-    """The open challenges as the browser whose seat secret hashes to ``mine`` sees them
-    (its own with "Withdraw")."""
+def challenge_rows(viewer: challenges.Challenger) -> list[dict]:
+    """The open challenges as ``viewer`` sees them (its own with "Withdraw")."""
     return [
-        challenge_context(match, own=mine is not None and match.seat1_secret == mine)
-        for match in challenges.open_challenges()
+        challenge_context(match, own=viewer.owns(match)) for match in challenges.open_challenges()
     ]
 
 
@@ -173,7 +171,9 @@ def challenge_opened(match: Match) -> None:
         {
             "kind": "added",
             "id": match.public_id,
-            "owner": match.seat1_secret,  # never sent to a page: the consumer compares
+            # Never sent to a page: each socket asks Challenger.made of its viewer.
+            "owner": match.seat1_secret,
+            "owner_user": match.seat1_user_id,
             "html": wrap.format(row),
             "own_html": wrap.format(own),
         }

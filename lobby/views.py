@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from games import play, rights
 from games.boards import session_token
 from games.http import refusal_status, see_other
-from games.models import Match, hash_secret
+from games.models import Match
 from games.rights import Refused
 from games.rules import GAMES
 from games.views import limited
@@ -38,15 +38,16 @@ def _user(request):
     return user if user is not None and user.is_authenticated else None
 
 
-def _mine(request) -> str | None:
-    """This browser's seat secret, hashed as the matches keep it (a visit makes no session)."""
-    token = request.session.get("token")
-    return hash_secret(token) if token else None
+def _challenger(request) -> challenges.Challenger:
+    """This browser, as the lobby recognises a challenge's creator (a visit makes no
+    session)."""
+    user = _user(request)
+    return challenges.Challenger.of(request.session.get("token"), user.pk if user else None)
 
 
 @require_GET
 def home(request):
-    context = {"games": GAMES, "challenges": live.challenge_rows(_mine(request))}
+    context = {"games": GAMES, "challenges": live.challenge_rows(_challenger(request))}
     return render(request, "lobby/home.html", context)
 
 

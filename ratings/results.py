@@ -24,18 +24,13 @@ from games.models import Match
 from ratings import glicko
 from ratings.models import Rating, RatingChange
 
-UNRATED_ENDINGS = {Match.Ending.CANCELLED, Match.Ending.ABORTED}
-
 
 def seat_scores(match: Match) -> dict[int, float] | None:
-    """Each seat's score in a finished match (1, 0.5 or 0), or None if it has no result
-    a rating counts."""
-    if match.status != Match.Status.FINISHED or match.ending in UNRATED_ENDINGS:
+    """Each seat's score in a finished match (1, 0.5 or 0: ``Match.score_of``), or None if
+    it has no result (``Match.has_result``)."""
+    if not match.has_result:
         return None
-    if match.winner is None:
-        return {1: 0.5, 2: 0.5}
-    winner = match.seat_of_player(match.winner)
-    return {winner: 1.0, 3 - winner: 0.0}
+    return {seat: match.score_of(seat) for seat in (1, 2)}
 
 
 def is_rated_result(match: Match) -> bool:

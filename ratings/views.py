@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from games.models import Match
+from games.rights import replay_refusal
 from games.rules import GAMES
 from ratings import glicko
 from ratings.charts import rating_chart
@@ -32,14 +33,17 @@ def opponent_text(match: Match, seat: int) -> str:
     return match.seat_name(3 - seat) or "a guest"
 
 
-def result_text(match: Match, seat: int) -> str:
-    if match.ending == Match.Ending.ABORTED:
-        return "aborted"
-    if match.winner is None:
-        return "draw"
-    if match.mode == Match.Mode.HOTSEAT:
-        return f"{match.player_name(match.winner)} won"
-    return "won" if match.seat_of_player(match.winner) == seat else "lost"
+# A result for the player of this page (Match.result_for), in the list's words.
+RESULT_WORDS = {
+    Match.Result.WON: "won",
+    Match.Result.LOST: "lost",
+    Match.Result.DRAWN: "draw",
+    Match.Result.NONE: "no result",
+}
+
+
+def result_text(match: Match, seats) -> str:
+    return RESULT_WORDS[match.result_for(seats)]
 
 
 def _recent(user, slug: str) -> list[dict]:
@@ -62,14 +66,14 @@ def _recent(user, slug: str) -> list[dict]:
     )
     rows = []
     for match in matches:
-        seat = 1 if match.seat1_user_id == user.pk else 2
+        seats = {seat for seat in (1, 2) if match.seat_user_id(seat) == user.pk}
         rows.append(
             {
                 "match": match,
-                "opponent": opponent_text(match, seat),
-                "result": result_text(match, seat),
+                "opponent": opponent_text(match, min(seats)),
+                "result": result_text(match, seats),
                 "change": changes.get(match.pk),
-                "replay": match.ply > 0,
+                "replay": replay_refusal(match) is None,
             }
         )
     return rows

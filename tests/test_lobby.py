@@ -98,6 +98,23 @@ def test_the_creator_sees_withdraw_and_others_accept():
     assert "/withdraw" not in theirs
 
 
+def test_who_owns_a_challenge_is_one_rule_for_pages_sockets_and_pairing():
+    """By the seat secret, or by the account: lobby.challenges.Challenger."""
+    from django.contrib.auth import get_user_model
+
+    ada = get_user_model().objects.create_user("ada", password="a long pass phrase")
+    match, token = listed(user=ada)
+    by_secret = challenges.Challenger.of(token)
+    by_account = challenges.Challenger.of(new_secret(), ada.pk)
+    stranger = challenges.Challenger.of(new_secret(), ada.pk + 1)
+    nobody = challenges.Challenger()
+    assert by_secret.owns(match) and by_account.owns(match)
+    assert not stranger.owns(match) and not nobody.owns(match)
+    # What the lobby's pushes carry is read by the same rule.
+    assert by_account.made(match.seat1_secret, match.seat1_user_id)
+    assert not stranger.made(match.seat1_secret, match.seat1_user_id)
+
+
 def test_a_rated_challenge_says_so():
     from django.contrib.auth import get_user_model
 

@@ -302,6 +302,21 @@ def test_hints_are_not_offered_between_friends():
     assert response.status_code == 403
 
 
+@pytest.mark.parametrize("mode", ["computer", "hotseat"])
+def test_hints_are_refused_once_the_game_is_over_and_not_offered(mode):
+    """The board hides the toggle on a finished match because the write path refuses it:
+    one definition (games.rights.hints_refusal)."""
+    match, t1, _ = make_match("bit-flip", mode=mode)
+    client = client_with_token(t1)
+    assert "Show hints" in client.get(f"/m/{match.public_id}/").content.decode()
+    client.post(f"/m/{match.public_id}/resign", **HTMX)
+    assert "Show hints" not in client.get(f"/m/{match.public_id}/").content.decode()
+    response = client.post(f"/m/{match.public_id}/hints", **HTMX)
+    assert response.status_code == 409 and "The game is over" in response.content.decode()
+    match.refresh_from_db()
+    assert match.hints is False
+
+
 def test_computer_that_starts_moves_at_creation():
     client = Client()
     client.post(
