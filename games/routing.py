@@ -4,7 +4,8 @@ is refused cleanly, with the close code of an unknown match, instead of an error
 from django.urls import path, re_path
 
 from games import converters  # noqa: F401  (registers <match:...>)
-from games.consumers import MatchConsumer, NoSuchPath
+from games.consumers import MatchConsumer
+from games.sockets import NoSuchPath
 
 websocket_urlpatterns = [
     path("ws/m/<match:public_id>/", MatchConsumer.as_asgi()),

@@ -1,44 +1,32 @@
 """The lobby's websockets (the home page's open challenges, the watch page): thin relays.
 
-On connect (and on a ``{"type": "sync"}`` frame) a socket reads its list and draws it for
-its viewer (the creator of a challenge sees "Withdraw" on it), as a match socket reads its
-board. After that it only forwards: changes arrive drawn once, in batches (lobby/live.py),
-and the socket picks the part of each meant for its viewer, drops what its page already
-shows or no longer shows (it remembers the rows and cards it sent: a row added twice, or
-removed before it was shown, is never sent), and sends the rest as one frame. It reads no
-database and draws nothing on a push.
+Admitted like every socket of the site (games/sockets.py: the socket rate limit, a
+browser's sockets per process, groups, heartbeat, close codes), and capped per page in
+the presence sets like a match's sockets (at most SOCKETS_PER_MATCH lobby pages, and as
+many watch pages, per browser: 4409). Each socket is also a member of its page's set, so
+that nothing is drawn for the watch page while nobody has it open.
 
-Sockets are counted like the match sockets (games/presence.py, games/limits.py): the socket
-rate limit (4429), one browser's sockets per process and on this page (4409), and the
-page's set (so that nothing is drawn for the watch page while nobody has it open). The
-close codes are the match socket's (games/consumers.py).
+On connect (and on a ``{"type": "sync"}`` frame) a socket reads its list and draws it for
+its viewer (the creator of a challenge sees "Withdraw" on it: lobby.challenges.Challenger
+says who owns what), as a match socket reads its board. After that it only forwards:
+changes arrive drawn once, in batches (lobby/live.py), and the socket picks the part of
+each meant for its viewer, drops what its page already shows or no longer shows (it
+remembers the rows and cards it sent: a row added twice, or removed before it was shown,
+is never sent), and sends the rest as one frame. It reads no database and draws nothing
+on a push.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections import OrderedDict, deque
+from collections import OrderedDict
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from games import limits, presence
-from games.consumers import (
-    CLOSE_FLOOD,
-    CLOSE_TOO_MANY,
-    CLOSE_TRY_LATER,
-    LayerGuard,
-    _session_key,
-    asks_to_sync,
-    leave_group,
-)
-from games.live import SEND_TIMEOUT, publisher
-from games.models import hash_secret
+from games import presence
+from games.sockets import CLOSE_TOO_MANY, Socket, signed_in_user_id
 from lobby import live
-
-log = logging.getLogger(__name__)
+from lobby.challenges import Challenger
 
 GONE_KEPT = 1000  # ids a socket remembers as gone (a removal that overtook its row)
 
@@ -50,88 +38,52 @@ class _Gone(OrderedDict):
             self.popitem(last=False)
 
 
-class PageConsumer(LayerGuard, AsyncWebsocketConsumer):
-    """What the lobby's two pages share: caps, group, snapshot, heartbeat, frames."""
+class PageConsumer(Socket):
+    """What the lobby's two pages share: their page's set and group, a snapshot."""
 
     group = ""  # the channel layer group of the page
     page = ""  # its presence "page" (lobby/live.py)
-    admitted = False
     membership: presence.Membership | None = None
-    heartbeat_task: asyncio.Task | None = None
-    joined = False
+    counted = False  # counted among this process's lobby pages (the sweeper runs for them)
 
-    async def connect(self):
-        self.frames: deque[float] = deque()
+    async def admit(self) -> int | None:
         self.gone = _Gone()
         self.shown: set[str] = set()  # the lobby's rows on the page
-        self.mine: str | None = None  # this browser's seat secret, hashed
+        self.viewer = Challenger()  # who this browser is, as a challenge's creator
         self.versions: dict[str, int] = {}  # the watch page's cards: id -> version shown
-        self.session_key = _session_key(self.scope)
-        if await presence.call(limits.socket_over_limit, self.scope, self.session_key):
-            await self._refuse(CLOSE_FLOOD)
-            return
-        if self.session_key:
-            self.admitted = presence.admit(self.session_key)
-            if not self.admitted:
-                await self._refuse(CLOSE_TOO_MANY)
-                return
         self.membership = await presence.call(
             presence.enter, self.page, self.channel_name, self.session_key
         )
         if self.membership is None:
-            await self._refuse(CLOSE_TOO_MANY)
-            return
+            return CLOSE_TOO_MANY
         await presence.call(presence.settle, self.membership, self.page, kind=live.OPEN, seat=None)
-        try:
-            await asyncio.wait_for(
-                self.channel_layer.group_add(self.group, self.channel_name), SEND_TIMEOUT
-            )
-            self.joined = True
-        except Exception as error:
-            publisher.lost(error)
-            await self._refuse(CLOSE_TRY_LATER)
-            return
-        publisher.answered()
+        return None
+
+    def groups_to_join(self) -> list[str]:
+        return [self.group]
+
+    async def opened(self) -> None:
         # Joined first, read second: a change that commits meanwhile is in the snapshot or
         # comes as a push (which the socket drops if its page shows it already).
-        await self.accept()
         await self.send(text_data=await self._snapshot())
         live.sweeper.opened()
-        self.heartbeat_task = asyncio.create_task(self._heartbeat())
+        self.counted = True
 
-    async def disconnect(self, code):
-        if self.heartbeat_task is not None:
-            self.heartbeat_task.cancel()
-            live.sweeper.closed()
-        if self.admitted:
-            presence.leave(self.session_key)
-            self.admitted = False
-        if self.membership is not None:
-            await presence.call(presence.depart, self.membership)
-        if self.joined:
-            await leave_group(self, self.group)
-
-    async def receive(self, text_data=None, bytes_data=None):
-        if not await asks_to_sync(self, text_data, bytes_data):
-            return
+    async def sync(self) -> None:
         await self.send(text_data=await self._snapshot())
 
-    async def _refuse(self, code: int):
-        await self.accept()
-        await self.close(code=code)
+    async def beat(self) -> None:
+        await presence.call(presence.refresh, self.membership)
+
+    async def left(self) -> None:
+        if self.counted:
+            live.sweeper.closed()
+            self.counted = False
+        if self.membership is not None:
+            await presence.call(presence.depart, self.membership)
 
     async def _snapshot(self) -> str:
         raise NotImplementedError
-
-    async def _heartbeat(self):
-        while True:
-            await asyncio.sleep(presence.HEARTBEAT)
-            try:
-                await presence.call(presence.refresh, self.membership)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("lobby socket heartbeat failed; trying again", exc_info=True)
 
 
 class LobbyConsumer(PageConsumer):
@@ -141,17 +93,17 @@ class LobbyConsumer(PageConsumer):
     page = live.LOBBY_PAGE
 
     async def _snapshot(self) -> str:
-        html, self.shown, self.mine = await self._read()
+        html, self.shown, self.viewer = await self._read()
         return html
 
     @database_sync_to_async
-    def _read(self) -> tuple[str, set[str], str | None]:
+    def _read(self) -> tuple[str, set[str], Challenger]:
         session = self.scope.get("session")
         token = session.get("token") if session is not None else None
-        mine = hash_secret(token) if token else None
-        rows = live.challenge_rows(mine)
+        viewer = Challenger.of(token, signed_in_user_id(session))
+        rows = live.challenge_rows(viewer)
         html = render_to_string("lobby/_challenges.html", {"challenges": rows})
-        return html, {row["match"].public_id for row in rows}, mine
+        return html, {row["match"].public_id for row in rows}, viewer
 
     async def lobby_batch(self, message):
         parts = []
@@ -161,7 +113,7 @@ class LobbyConsumer(PageConsumer):
                 if public_id in self.shown or public_id in self.gone:
                     continue
                 self.shown.add(public_id)
-                own = self.mine is not None and event["owner"] == self.mine
+                own = self.viewer.made(event["owner"], event["owner_user"])
                 parts.append(event["own_html"] if own else event["html"])
             else:  # removed
                 self.gone.add(public_id)

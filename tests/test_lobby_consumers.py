@@ -115,7 +115,14 @@ async def test_a_row_the_page_already_shows_or_that_left_is_never_sent_again():
     async def batch(*events):
         await layer.group_send(live.LOBBY_GROUP, {"type": "lobby.batch", "events": list(events)})
 
-    added = {"kind": "added", "id": match.public_id, "owner": "", "html": "x", "own_html": "x"}
+    added = {
+        "kind": "added",
+        "id": match.public_id,
+        "owner": "",
+        "owner_user": None,
+        "html": "x",
+        "own_html": "x",
+    }
     await batch(added)  # shown already: dropped
     assert await page.receive_nothing(timeout=0.2)
     await batch({"kind": "removed", "id": "AAAAAAAAAAAAAAAA", "html": "gone"})  # never shown
