@@ -1,8 +1,9 @@
 """The bare baseline: the framework doing the least it can, in the same server.
 
-Mounted only when the ``BITSITE_BENCHMARK`` setting is on (bitsite/urls.py and
-bitsite/routing.py); it is never in production URLs, which is also why the bare
-POST may be ``csrf_exempt`` here while the site's own move endpoint checks CSRF.
+Mounted only by the benchmark's own server (benchmarks/settings.py, benchmarks/urls.py,
+benchmarks/asgi.py); the site never imports it, so it is never in production URLs, which
+is also why the bare POST may be ``csrf_exempt`` here while the site's own move endpoint
+checks CSRF.
 
 HTTP (under ``/bench/``):
 

@@ -26,6 +26,7 @@ class BenchServer(DaphneServer):
     """One daphne process with debug off, the access log off, and the bare baseline on."""
 
     daphne_args = ("-v", "0")
+    application = "benchmarks.asgi:application"
     log_offset = 0
 
     @property
@@ -81,7 +82,10 @@ LIFTED_RATES = {
 
 def bench_env(database_url: str, redis_url: str = "") -> dict[str, str]:
     env = server_env(
-        database_url, BITSITE_BENCHMARK="1", DJANGO_LOG_LEVEL="WARNING", **LIFTED_RATES
+        database_url,
+        DJANGO_SETTINGS_MODULE="benchmarks.settings",
+        DJANGO_LOG_LEVEL="WARNING",
+        **LIFTED_RATES,
     )
     env.pop("REDIS_URL", None)
     if redis_url:

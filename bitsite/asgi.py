@@ -3,6 +3,14 @@
 Websockets are origin-checked (bitsite/origins.py: the site's own scheme, host and port)
 and carry the Django session, which is where a player's seat secret lives (read by the
 consumer itself, once, when a socket opens: no user lookup per connection).
+
+Every connection also tells the live layer which event loop serves it
+(``bitsite.loop``): pushes made in a request's thread, or on the SQLite writer's, are
+handed to that loop and never make the request wait.
+
+``build`` is the application with more websocket routes (the benchmark's bare baseline
+mounts itself this way: the site never imports the benchmark). When daphne serves this
+process, ``bitsite.runtime.serving`` applies the server-only hooks that are on.
 """
 
 import os
@@ -12,29 +20,34 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bitsite.settings")
 
 # Set up Django (and its app registry) before importing anything that uses models
-# (what django.core.asgi.get_asgi_application does, with the handler of bitsite/handlers.py).
+# (what django.core.asgi.get_asgi_application does, with the handler of bitsite/runtime/).
 django.setup(set_prefix=False)
-
-from bitsite.handlers import SyncChainASGIHandler  # noqa: E402
-
-django_asgi_app = SyncChainASGIHandler()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from bitsite import loop, runtime  # noqa: E402
 from bitsite.origins import SameOriginValidator  # noqa: E402
-from bitsite.routing import websocket_urlpatterns  # noqa: E402
-from bitsite.wsdeflate import enable as enable_deflate  # noqa: E402
 
-enable_deflate()  # pushes compressed on the wire when daphne serves (bitsite/wsdeflate.py)
+django_asgi_app = runtime.asgi_handler()
 
-from bitsite.warmup import warm_up  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": SameOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
-)
+def build(extra_websocket_routes=()):
+    """The site's ASGI application, with ``extra_websocket_routes`` before the catch-all."""
+    from bitsite.routing import routes
 
-warm_up()  # templates compiled, and what was loaded kept out of the collector's way
+    return loop.Recorded(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                "websocket": SameOriginValidator(
+                    SessionMiddlewareStack(URLRouter(routes(extra_websocket_routes)))
+                ),
+            }
+        )
+    )
+
+
+application = build()
+
+runtime.serving()  # daphne serves this process: deflate on the wire, the start-up warm-up

@@ -1,30 +1,55 @@
-"""The in-process channel layer of the embedded default (one server process, no Redis).
+"""The channel layers: Channels' own (in-process, or Redis with channels-redis), whose
+``receive`` never raises into a consumer.
 
-Channels' InMemoryChannelLayer runs its clean-up (drop messages older than ``expiry``,
-and group memberships older than ``group_expiry``) before every receive and every group
-send, and that scan walks every channel and every group membership of the process. With
-thousands of open sockets it cost more than the sends themselves (the benchmark's idle-
-socket run). Here it runs at most once a second: messages live 60 s and memberships a
-day, so a second's delay in dropping them changes nothing else.
+A socket reads its channel through the layer's ``receive`` (the channel layer
+specification's method). If Redis goes away, that call raises, and Channels would end
+the consumer with a traceback in the log. Here a failed ``receive`` returns one message
+instead, ``{"type": "layer.lost", "error": ...}``, which every socket of the site handles
+(games/sockets.py: it closes with 4503, and the page comes back and reads what it shows
+again); a socket that asks again meanwhile waits, rather than being told twice.
+
+The in-process layer's clean-up scan is made cheaper by a hook of bitsite/runtime/
+(``layer_cleanup``), when it is on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from channels.layers import InMemoryChannelLayer
+from channels_redis.core import RedisChannelLayer as ChannelsRedisLayer
+
+LOST_WAIT = 30.0  # seconds a channel that was told of a failure waits before reading again
 
 
-class InProcessChannelLayer(InMemoryChannelLayer):
-    clean_every = 1.0  # seconds between clean-up scans
+class ReceiveGuard:
+    """A layer whose ``receive`` never raises: a failure is one ``layer.lost`` message."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._cleaned_at = float("-inf")
+        self.lost: dict[str, float] = {}  # channel -> when it was told of a failure
 
-    def _clean_expired(self):
-        now = time.monotonic()
-        if now - self._cleaned_at < self.clean_every:
-            return
-        self._cleaned_at = now
-        super()._clean_expired()
+    async def receive(self, channel):
+        told = self.lost.get(channel)
+        if told is not None:
+            # Its socket is closing: nothing more to read for a while, then as usual.
+            await asyncio.sleep(max(0.0, told + LOST_WAIT - time.monotonic()))
+            self.lost.pop(channel, None)
+        try:
+            return await super().receive(channel)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            now = time.monotonic()
+            self.lost = {c: t for c, t in self.lost.items() if t + LOST_WAIT > now}
+            self.lost[channel] = now
+            return {"type": "layer.lost", "error": error}
+
+
+class InProcessChannelLayer(ReceiveGuard, InMemoryChannelLayer):
+    """The embedded default's layer (one server process)."""
+
+
+class RedisChannelLayer(ReceiveGuard, ChannelsRedisLayer):
+    """channels-redis's layer (several server processes share Redis)."""

@@ -1,4 +1,4 @@
-from django.conf import settings
+"""Every app's websocket routes, and after them a clean refusal of any other path."""
 
 from accounts.routing import websocket_urlpatterns as accounts_ws
 from games.routing import unknown_path
@@ -7,9 +7,7 @@ from lobby.routing import websocket_urlpatterns as lobby_ws
 
 websocket_urlpatterns = [*games_ws, *accounts_ws, *lobby_ws]
 
-if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
-    from benchmarks.baseline import websocket_urlpatterns as baseline_ws
 
-    websocket_urlpatterns += baseline_ws
-
-websocket_urlpatterns.append(unknown_path)  # last: a clean refusal, not an error
+def routes(extra=()) -> list:
+    """The site's routes, then ``extra``, then the catch-all (4404, never an error)."""
+    return [*websocket_urlpatterns, *extra, unknown_path]

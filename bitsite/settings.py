@@ -14,6 +14,8 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from bitsite import runtime
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -113,6 +115,10 @@ if PASSWORD_RESET_BY_EMAIL:
 
 ROOT_URLCONF = "bitsite.urls"
 
+# Speed bought with private names of the libraries (bitsite/runtime/): every hook is on
+# unless BITSITE_HOOKS says otherwise ("none", or the hooks to keep, comma-separated).
+RUNTIME_HOOKS = runtime.parse(os.environ.get("BITSITE_HOOKS"))
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -177,7 +183,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's layer, whose receive never raises into a socket
+            # (bitsite/layers.py).
+            "BACKEND": "bitsite.layers.RedisChannelLayer",
             # redis-py 8 times reads out after 5 s by default, but the layer's receive
             # blocks in BZPOPMIN for 5 s: without a longer timeout every idle socket
             # is torn down (django/channels_redis#422).
@@ -194,10 +202,15 @@ if REDIS_URL:
     }
 else:
     # A group send to a full channel is dropped silently: room for a slow socket.
-    # Channels' in-memory layer, with its clean-up scan once a second (bitsite/layers.py).
+    # Channels' in-memory layer (bitsite/layers.py), with its clean-up scan once a second
+    # while the layer_cleanup hook is on (bitsite/runtime/layers.py).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "bitsite.layers.InProcessChannelLayer",
+            "BACKEND": (
+                "bitsite.runtime.layers.InProcessChannelLayer"
+                if "layer_cleanup" in RUNTIME_HOOKS
+                else "bitsite.layers.InProcessChannelLayer"
+            ),
             "CONFIG": {"capacity": 1000},
         }
     }
@@ -205,14 +218,17 @@ else:
 # Django's cache holds what must expire by itself: which sockets are open and who is
 # connected (games/presence.py). Redis when REDIS_URL is set, so every process sees the
 # same; in-process memory otherwise. Short timeouts: a hung Redis must not hold a socket.
+# Sessions are read through a cache of their own ("sessions"), which with Redis never
+# fails its caller (bitsite/caches.py).
 if REDIS_URL:
+    _REDIS_CACHE = {
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "bitsite",
+        "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
+    }
     CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "bitsite",
-            "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
-        }
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", **_REDIS_CACHE},
+        "sessions": {"BACKEND": "bitsite.caches.ForgivingRedisCache", **_REDIS_CACHE},
     }
 else:
     # Room for every socket's slot: the default of 300 entries would evict live ones.
@@ -220,7 +236,12 @@ else:
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "OPTIONS": {"MAX_ENTRIES": 200_000},
-        }
+        },
+        "sessions": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "sessions",
+            "OPTIONS": {"MAX_ENTRIES": 200_000},
+        },
     }
 
 
@@ -297,8 +318,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # Sessions hold the seat secrets: kept in the database for a year, and read through the
 # cache (every move reads its player's session; a read from the cache saves a query). An
-# unreachable cache reads as a miss (bitsite/sessions.py).
-SESSION_ENGINE = "bitsite.sessions"
+# unreachable cache reads as a miss (bitsite/caches.py).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+SESSION_CACHE_ALIAS = "sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -343,6 +365,3 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
-
-# Benchmarks only: mounts the bare baseline views and consumers (never in production).
-BITSITE_BENCHMARK = env_bool("BITSITE_BENCHMARK", False)

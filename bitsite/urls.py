@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -12,6 +11,3 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", include("ratings.urls")),
 ]
-
-if settings.BITSITE_BENCHMARK:  # the bare baseline, for benchmarks only
-    urlpatterns += [path("bench/", include("benchmarks.baseline"))]

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import time
 from contextlib import contextmanager
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from bitsite.loop import serving_loop
 from games import boards, presence
 from games.models import Match
 from games.rights import kinds, kinds_of_mode
@@ -138,16 +138,12 @@ _sending = threading.local()
 
 
 def server_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop of the server (daphne's, or a test's) whose sync_to_async thread is
-    running this code, if any: asgiref keeps it for async_to_sync to go back to. (The
-    SQLite writer's thread is told it with ``sending_to``.)"""
+    """The event loop to publish to from this thread: the one the SQLite writer was told
+    (``sending_to``), else the server's (bitsite/loop.py), if one is running."""
     loop = getattr(_sending, "loop", None)
-    if loop is None:
-        local = SyncToAsync.threadlocal
-        loop = getattr(local, "main_event_loop", None)
-        if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
-            return None
-    return loop if loop.is_running() and not loop.is_closed() else None
+    if loop is not None and loop.is_running() and not loop.is_closed():
+        return loop
+    return serving_loop()
 
 
 @contextmanager

@@ -68,6 +68,7 @@ class DaphneServer:
     """One daphne process serving bitsite on 127.0.0.1."""
 
     daphne_args: tuple[str, ...] = ()  # e.g. ("-v", "0"): no access log
+    application = "bitsite.asgi:application"
 
     def __init__(self, env: dict[str, str], port: int | None = None, name: str = "daphne"):
         self.env = env
@@ -93,7 +94,7 @@ class DaphneServer:
                 "127.0.0.1",
                 "-p",
                 str(self.port),
-                "bitsite.asgi:application",
+                self.application,
             ],
             cwd=ROOT,
             env=self.env,

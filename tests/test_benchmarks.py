@@ -1,27 +1,57 @@
 """The benchmark's own checks (the tiny run in CI is its real guard: make bench-ci).
 
-The bare baseline must never be reachable unless BITSITE_BENCHMARK is on, and the
-tiny run's sanity check must catch a run that lost pushes or measured nothing.
+The bare baseline is never part of the site (only the benchmark's own server mounts it,
+and nothing in bitsite/ imports the benchmark), and the tiny run's sanity check must
+catch a run that lost pushes or measured nothing.
 """
 
 from __future__ import annotations
 
+import ast
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.urls import Resolver404, resolve
 
 from benchmarks import load, report
-from bitsite.routing import websocket_urlpatterns
+from bitsite.routing import routes
 
 
-def test_the_bare_baseline_is_not_mounted_without_the_benchmark_setting():
-    assert not settings.BITSITE_BENCHMARK
+def test_the_bare_baseline_is_never_part_of_the_site():
+    assert settings.ROOT_URLCONF == "bitsite.urls"
     for path in ("/bench/get", "/bench/insert/k"):
         with pytest.raises(Resolver404):
             resolve(path)
-    assert not [p for p in websocket_urlpatterns if "bench" in str(p.pattern)]
+    assert not [p for p in routes() if "bench" in str(p.pattern)]
+    site = Path(__file__).resolve().parent.parent / "bitsite"
+    for module in site.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            assert not [n for n in names if n.split(".")[0] == "benchmarks"], module
+
+
+def test_the_benchmarks_server_mounts_the_baseline(tmp_path):
+    """The benchmark's settings and application add the bare routes to the site's."""
+    code = (
+        "import os; os.environ['DJANGO_SETTINGS_MODULE'] = 'benchmarks.settings'; "
+        "import django; django.setup(); from django.urls import resolve; "
+        "from benchmarks.asgi import application; "
+        "print(resolve('/bench/get').url_name, resolve('/games/bit-flip/').url_name)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchmarks.settings"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["bench-get", "rules"]
 
 
 def test_percentiles_interpolate_between_ranks():

@@ -1,5 +1,6 @@
-"""The ASGI handler (bitsite/handlers.py): the middleware is one synchronous chain, run in
-one thread hop per request, and the site behaves through it as through Django's own."""
+"""The ASGI handler: with the sync_chain hook (bitsite/runtime/handler.py) the middleware is
+one synchronous chain, run in one thread hop per request; with it or without it, the site
+behaves as through Django's own handler. (The served process's warm-up: test_runtime.py.)"""
 
 from __future__ import annotations
 
@@ -9,13 +10,25 @@ import pytest
 from asgiref import sync
 from channels.testing import HttpCommunicator
 
-from bitsite import asgi
+from bitsite import asgi, runtime
 from tests.factories import make_match
 
+HOOKED = runtime.enabled("sync_chain")  # else Django's own handler (BITSITE_HOOKS)
 
-def test_the_middleware_chain_is_built_for_the_sync_mode():
+
+def test_the_middleware_chain_is_built_for_the_sync_mode_with_the_hook():
     chain = asgi.django_asgi_app._middleware_chain
-    assert not asyncio.iscoroutinefunction(chain)
+    assert asyncio.iscoroutinefunction(chain) is not HOOKED
+
+
+def test_the_handler_follows_the_switch():
+    from django.core.handlers.asgi import ASGIHandler
+
+    from bitsite.runtime.handler import SyncChainASGIHandler
+
+    handler = asgi.django_asgi_app
+    assert isinstance(handler, ASGIHandler)
+    assert isinstance(handler, SyncChainASGIHandler) == runtime.enabled("sync_chain")
 
 
 async def fetch(method: str, path: str, body: bytes = b"", headers=()) -> dict:
@@ -45,12 +58,15 @@ def hops(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_page_is_served_in_one_hop_into_a_thread(hops):
+async def test_a_page_is_served_in_one_hop_into_a_thread_with_the_hook(hops):
     response = await fetch("GET", "/games/bit-flip/")
     assert response["status"] == 200
     assert b"<html" in response["body"]
     request_hops = [name for name in hops if "_respond" in name or "process_" in name]
-    assert request_hops == ["SyncChainASGIHandler._respond"]  # no hop per middleware
+    if HOOKED:
+        assert request_hops == ["SyncChainASGIHandler._respond"]  # no hop per middleware
+    else:  # Django's own: a hop for each sync middleware's request and response steps
+        assert len(request_hops) > 4 and "SyncChainASGIHandler._respond" not in request_hops
 
 
 @pytest.mark.django_db(transaction=True)
@@ -73,12 +89,12 @@ async def test_the_middleware_still_guards_every_request():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_requests_thread_closes_its_database_connections_as_it_ends(monkeypatch):
+async def test_a_requests_thread_closes_its_connections_as_it_ends_with_the_hook(monkeypatch):
     """Each request runs in a thread of its own: a connection left open there would be
     closed by the garbage collector, in one of its pauses."""
     from django.db import connections
 
-    from bitsite import handlers
+    from bitsite.runtime import handler as handlers
 
     match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
     seen = []
@@ -92,21 +108,8 @@ async def test_a_requests_thread_closes_its_database_connections_as_it_ends(monk
     monkeypatch.setattr(handlers, "close_connections", watched)
     response = await fetch("GET", f"/m/{match.public_id}/")
     assert response["status"] == 200
+    if not HOOKED:  # Django's own handler leaves them to CONN_MAX_AGE (and the collector)
+        assert seen == []
+        return
     assert seen and seen[0], "the match page read the database in the request's thread"
     assert all(connection is None for _, connection in seen[0])
-
-
-def test_a_started_server_has_compiled_every_template_and_frozen_its_start_up_heap():
-    import gc
-    import sys
-    from pathlib import Path
-
-    from django.conf import settings
-
-    from bitsite import asgi, warmup  # noqa: F401  (importing the app is starting it)
-
-    assert gc.get_freeze_count() > 0
-    assert gc.get_threshold()[0] == warmup.GC_GEN0
-    assert sys.getswitchinterval() == pytest.approx(warmup.SWITCH_INTERVAL)
-    ours = list(Path(settings.BASE_DIR, "templates").rglob("*.html"))
-    assert ours and warmup.compile_templates() >= len(ours)

@@ -1,12 +1,18 @@
-"""The in-process channel layer: Channels' own, with its clean-up scan once a second."""
+"""The channel layers: a receive that never raises into a socket (bitsite/layers.py), and
+the in-process layer's clean-up scan once a second (the layer_cleanup hook,
+bitsite/runtime/layers.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
+from types import SimpleNamespace
 
 import pytest
+from channels.layers import InMemoryChannelLayer
 
-from bitsite.layers import InProcessChannelLayer
+from bitsite import layers
+from bitsite.runtime.layers import InProcessChannelLayer
 
 pytestmark = pytest.mark.asyncio
 
@@ -14,9 +20,9 @@ pytestmark = pytest.mark.asyncio
 async def test_the_clean_up_scan_runs_at_most_once_per_interval(monkeypatch):
     layer = InProcessChannelLayer()
     scans = []
-    original = InProcessChannelLayer.__mro__[1]._clean_expired
+    original = InMemoryChannelLayer._clean_expired
     monkeypatch.setattr(
-        InProcessChannelLayer.__mro__[1],
+        InMemoryChannelLayer,
         "_clean_expired",
         lambda self: scans.append(1) or original(self),
     )
@@ -30,15 +36,41 @@ async def test_the_clean_up_scan_runs_at_most_once_per_interval(monkeypatch):
         assert [(await layer.receive(channel))["n"] for _ in range(20)] == list(range(20))
 
 
-async def test_expired_messages_and_their_channels_are_still_dropped():
+async def test_expired_messages_and_their_channels_are_still_dropped(monkeypatch):
+    import channels.layers
+
     layer = InProcessChannelLayer(expiry=1)
-    layer.clean_every = 0.1
     dead, alive = await layer.new_channel(), await layer.new_channel()
     await layer.group_add("watchers", dead)
     await layer.group_add("watchers", alive)
     await layer.group_send("watchers", {"type": "push", "n": 1})
     assert (await layer.receive(alive))["n"] == 1
-    await asyncio.sleep(1.2)  # the dead channel's message is past its expiry
+    # Two seconds later by the layer's clock: the dead channel's message is past its expiry,
+    # and the next scan is due.
+    later = time.time() + 2
+    monkeypatch.setattr(channels.layers, "time", SimpleNamespace(time=lambda: later))
+    layer.cleaned_at -= layer.clean_every
     await layer.group_send("watchers", {"type": "push", "n": 2})
     assert dead not in layer.groups["watchers"]  # removed from its group, as Channels does
     assert (await layer.receive(alive))["n"] == 2
+
+
+class Failing(layers.ReceiveGuard, InMemoryChannelLayer):
+    """A layer whose store goes away: every receive fails as Redis's does when it is down."""
+
+    async def _fail(self, channel):
+        raise ConnectionError("Redis went away")
+
+
+async def test_a_failed_receive_is_one_layer_lost_message_then_a_wait(monkeypatch):
+    layer = Failing()
+    monkeypatch.setattr(InMemoryChannelLayer, "receive", Failing._fail)
+    channel = await layer.new_channel()
+    lost = await layer.receive(channel)
+    assert lost["type"] == "layer.lost" and isinstance(lost["error"], ConnectionError)
+    again = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0)
+    assert not again.done()  # told once: its socket is closing, it waits
+    again.cancel()
+    other = await layer.receive(await layer.new_channel())  # another socket is told too
+    assert other["type"] == "layer.lost"

@@ -93,12 +93,13 @@ def test_loopback_is_not_counted_per_address_but_sessions_still_are():
 
 @pytest.mark.django_db
 def test_when_the_cache_cannot_count_nothing_is_limited():
+    gone = {
+        "LOCATION": "redis://127.0.0.1:1/0",
+        "OPTIONS": {"socket_timeout": 0.2, "socket_connect_timeout": 0.2},
+    }
     unreachable = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": "redis://127.0.0.1:1/0",
-            "OPTIONS": {"socket_timeout": 0.2, "socket_connect_timeout": 0.2},
-        }
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", **gone},
+        "sessions": {"BACKEND": "bitsite.caches.ForgivingRedisCache", **gone},
     }
     match, t1, _ = make_match("bit-flip")
     with override_settings(CACHES=unreachable, RATE_LIMITS=rates(move=("1/m", "1/m"))):

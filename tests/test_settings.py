@@ -74,12 +74,15 @@ def test_sqlite_runs_in_wal_mode_with_immediate_transactions(db):
 def test_channel_layer_and_cache_follow_redis_url():
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
     cache = settings.CACHES["default"]["BACKEND"]
+    sessions = settings.CACHES["sessions"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "channels_redis.core.RedisChannelLayer"
+        assert backend == "bitsite.layers.RedisChannelLayer"
         assert cache == "django.core.cache.backends.redis.RedisCache"
+        assert sessions == "bitsite.caches.ForgivingRedisCache"
     else:
-        assert backend == "bitsite.layers.InProcessChannelLayer"
-        assert cache == "django.core.cache.backends.locmem.LocMemCache"
+        cleanup = "layer_cleanup" in settings.RUNTIME_HOOKS
+        assert backend == f"bitsite.{'runtime.' if cleanup else ''}layers.InProcessChannelLayer"
+        assert cache == sessions == "django.core.cache.backends.locmem.LocMemCache"
 
 
 def test_daphne_comes_first_and_websockets_are_origin_checked():

@@ -1,19 +1,22 @@
-"""permessage-deflate (RFC 7692) for daphne's websockets: a pushed board is HTML that
-compresses well, and each board looks much like the one before it on the same socket
-(context takeover), so a move's push costs a few hundred bytes on the wire instead of
-several kilobytes.
+"""The ``deflate`` hook: permessage-deflate (RFC 7692) for daphne's websockets.
 
-Daphne builds its autobahn factory without compression and has no option for it; autobahn
-itself implements the extension. ``enable()`` (called by bitsite/asgi.py, before daphne
-builds its factory) makes daphne's factory accept a browser's deflate offer. The windows
-are small on purpose: every open socket keeps its own compressor, so these sizes bound
-what an idle socket costs (about 20 KiB), where zlib's defaults would cost about 300 KiB.
-A client that offers no compression gets plain frames, as before.
+A pushed board is HTML that compresses well, and each board looks much like the one
+before it on the same socket (context takeover), so a move's push costs a few hundred
+bytes on the wire instead of several kilobytes.
+
+Daphne builds its autobahn factory without compression and has no option for it;
+autobahn itself implements the extension. ``enable()`` (bitsite.runtime.serving, before
+daphne builds its factory) makes daphne's factory accept a browser's deflate offer.
+Private: it replaces ``daphne.server.WebSocketFactory`` (daphne's own name for the class
+it instantiates), and relies on autobahn's ``perMessageCompressionAccept`` protocol
+option and ``PerMessageDeflateOfferAccept`` (tests/test_runtime.py checks them).
+
+The windows are small on purpose: every open socket keeps its own compressor, so these
+sizes bound what an idle socket costs (about 20 KiB), where zlib's defaults would cost
+about 300 KiB. A client that offers no compression gets plain frames, as before.
 """
 
 from __future__ import annotations
-
-import sys
 
 WINDOW_BITS = 11  # the server's window: 2 KiB of earlier output to refer back to
 MEM_LEVEL = 4  # zlib's internal state: 8 KiB (1 << (MEM_LEVEL + 9))
@@ -42,13 +45,10 @@ def accept(offers):
 
 
 def enable() -> bool:
-    """Make daphne's websocket factory accept deflate offers. Returns False where daphne
-    is not the server: daphne's command line has imported its server module before the
-    application, and importing it here would install Twisted's reactor in any process
-    that imports the application (tests, other servers)."""
-    server = sys.modules.get("daphne.server")
-    if server is None:
-        return False
+    """Make daphne's websocket factory accept deflate offers (daphne's command line is
+    serving this process: bitsite.runtime.serving)."""
+    import daphne.server as server
+
     if getattr(server.WebSocketFactory, "deflate", False):
         return True
     from daphne.ws_protocol import WebSocketFactory

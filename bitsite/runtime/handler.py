@@ -1,4 +1,5 @@
-"""Django's ASGI handler, with the middleware run as one synchronous chain.
+"""The ``sync_chain`` hook: Django's ASGI handler, with the middleware run as one
+synchronous chain.
 
 Every view of the site is synchronous, and so is most middleware (Django's own is written
 for both modes, through ``MiddlewareMixin``). Django's ``ASGIHandler`` builds its chain for

@@ -1,5 +1,7 @@
-"""A server process readies itself before it serves: its templates compiled, its URLs
-resolved, and what it loaded kept out of the garbage collector's way.
+"""The ``tuning`` hook: a server process readies itself before it serves.
+
+Its templates compiled, its URLs resolved, and what it loaded kept out of the garbage
+collector's way.
 
 Python's cyclic garbage collector stops the whole process while it walks every object it
 tracks. A started server holds some 100,000 such objects (Django, the apps, the compiled
@@ -22,6 +24,10 @@ And one more setting of the interpreter: a thread holding the GIL hands it over 
 request's, the SQLite writer, the event loop), and each time it may find another
 request's Python running; with 5 ms slices, 20 challenges a second beside the moves made
 their median 1.7x slower, with 1 ms slices 1.45x (benchmarks/lobby.py, same run).
+
+All of it is the interpreter's and Django's public API; it is a switch of its own so that
+the benchmark can say what it buys, and it runs in the served process only
+(``bitsite.runtime.serving``): never at import, never in a test session.
 """
 
 from __future__ import annotations

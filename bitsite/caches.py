@@ -1,0 +1,78 @@
+"""A Redis cache that never fails its caller: an unreachable Redis is an empty cache.
+
+Sessions hold the seat secrets, so they live in the database, read through a cache
+(Django's ``cached_db`` engine, with ``SESSION_CACHE_ALIAS = "sessions"``): every request
+that acts reads its session, and reading it from the cache saves a query. Django's engine
+forgives a failed cache read and a failed save, but not a failed write after a miss, a
+delete or an ``exists``: with Redis down, every request would be a 500. This backend is
+Django's own Redis cache whose every operation answers as a miss (or does nothing) when
+Redis fails, and which does not ask Redis at all while it is being left alone after a
+failure (bitsite/redis_guard.py: one timeout, then everyone falls back at once).
+
+A custom cache backend is Django's documented way to change how a cache behaves; no
+private name of Django is touched.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+
+from bitsite import redis_guard
+
+
+def _forgiving(default):
+    """The operation answers ``default`` (a miss) when Redis is away or fails."""
+
+    def decorate(method):
+        @wraps(method)
+        def wrapper(self, *args, **kwargs):
+            if not redis_guard.available():
+                return default
+            try:
+                found = method(self, *args, **kwargs)
+            except Exception as error:
+                redis_guard.failed("the sessions' cache", error)
+                return default
+            redis_guard.answered()
+            return found
+
+        return wrapper
+
+    return decorate
+
+
+class ForgivingRedisCache(RedisCache):
+    @_forgiving(None)
+    def get(self, key, default=None, version=None):
+        return super().get(key, default, version)
+
+    @_forgiving({})
+    def get_many(self, keys, version=None):
+        return super().get_many(keys, version)
+
+    @_forgiving(False)
+    def has_key(self, key, version=None):
+        return super().has_key(key, version)
+
+    @_forgiving(None)
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return super().set(key, value, timeout, version)
+
+    @_forgiving(False)
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return super().add(key, value, timeout, version)
+
+    @_forgiving(False)
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return super().touch(key, timeout, version)
+
+    @_forgiving(False)
+    def delete(self, key, version=None):
+        return super().delete(key, version)
+
+    @_forgiving(None)
+    def delete_many(self, keys, version=None):
+        return super().delete_many(keys, version)

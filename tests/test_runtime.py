@@ -1,0 +1,303 @@
+"""The private hooks of bitsite/runtime/: their switches, their canaries, and the served
+process's start-up.
+
+Each canary checks that the pinned library still has exactly what its hook relies on,
+and says which hook to look at when it no longer does (after an upgrade of Django,
+daphne, Channels or autobahn). The hooks' effects are tested where they show: the one-hop
+handler in test_handler.py, the clean-up scan in test_layers.py, deflate on the wire in
+browser/test_weight.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bitsite import runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+PRIVATE_OF = ("django", "daphne", "channels", "channels_redis", "asgiref", "autobahn", "twisted")
+
+
+def canary(hook: str, condition: bool, what: str) -> None:
+    assert condition, (
+        f"The {hook} hook (bitsite/runtime/) relies on {what}, which the installed version "
+        f"no longer has: update the hook, or turn it off with BITSITE_HOOKS."
+    )
+
+
+# ---- the switch ----------------------------------------------------------------------
+
+
+def test_the_switch_names_the_hooks_on():
+    assert runtime.parse(None) == runtime.parse("all") == frozenset(runtime.HOOKS)
+    assert runtime.parse("none") == runtime.parse("off") == frozenset()
+    assert runtime.parse(" deflate, tuning ") == {"deflate", "tuning"}
+    with pytest.raises(ValueError, match="no hook gzip"):
+        runtime.parse("deflate,gzip")
+
+
+def test_a_bad_switch_stops_the_start_with_its_reason():
+    env = {**os.environ, "BITSITE_HOOKS": "turbo"}
+    code = "import django; django.setup()"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "BITSITE_HOOKS names no hook turbo" in done.stderr
+
+
+# ---- the canaries --------------------------------------------------------------------
+
+
+def test_canary_sync_chain():
+    from django.core.handlers.asgi import ASGIHandler
+    from django.core.handlers.base import BaseHandler
+
+    canary(
+        "sync_chain",
+        "is_async" in inspect.signature(BaseHandler.load_middleware).parameters,
+        "BaseHandler.load_middleware(is_async=...)",
+    )
+    canary(
+        "sync_chain",
+        inspect.iscoroutinefunction(getattr(ASGIHandler, "get_response_async", None)),
+        "ASGIHandler.get_response_async, a coroutine the handler awaits for each request",
+    )
+    canary(
+        "sync_chain",
+        "self.get_response_async(" in inspect.getsource(ASGIHandler),
+        "ASGIHandler's request handling awaiting self.get_response_async",
+    )
+    handler = BaseHandler()
+    handler.load_middleware(is_async=False)
+    canary(
+        "sync_chain",
+        not inspect.iscoroutinefunction(handler._middleware_chain),
+        "a middleware chain built for the sync mode when is_async=False",
+    )
+
+
+def test_canary_deflate():
+    import daphne.server
+    import daphne.ws_protocol
+    from autobahn.websocket.compress import PerMessageDeflateOffer, PerMessageDeflateOfferAccept
+    from autobahn.websocket.protocol import WebSocketServerFactory
+
+    canary(
+        "deflate",
+        issubclass(daphne.server.WebSocketFactory, daphne.ws_protocol.WebSocketFactory),
+        "daphne.server.WebSocketFactory, the factory class daphne's server instantiates",
+    )
+    canary(
+        "deflate",
+        "WebSocketFactory(" in inspect.getsource(daphne.server.Server),
+        "daphne's Server building its factory from the module's WebSocketFactory name",
+    )
+    canary(
+        "deflate",
+        "perMessageCompressionAccept"
+        in inspect.signature(WebSocketServerFactory.setProtocolOptions).parameters,
+        "autobahn's setProtocolOptions(perMessageCompressionAccept=...)",
+    )
+    accept = inspect.signature(PerMessageDeflateOfferAccept).parameters
+    canary(
+        "deflate",
+        {"request_max_window_bits", "window_bits", "mem_level"} <= set(accept),
+        "PerMessageDeflateOfferAccept(request_max_window_bits=, window_bits=, mem_level=)",
+    )
+    offer = PerMessageDeflateOffer(accept_max_window_bits=True, request_max_window_bits=10)
+    canary(
+        "deflate",
+        offer.accept_max_window_bits and offer.request_max_window_bits == 10,
+        "PerMessageDeflateOffer's accept_max_window_bits and request_max_window_bits",
+    )
+
+
+def test_canary_layer_cleanup():
+    from channels.layers import InMemoryChannelLayer
+
+    canary(
+        "layer_cleanup",
+        callable(getattr(InMemoryChannelLayer, "_clean_expired", None)),
+        "InMemoryChannelLayer._clean_expired",
+    )
+    for method in ("receive", "group_send"):
+        source = inspect.getsource(getattr(InMemoryChannelLayer, method))
+        canary(
+            "layer_cleanup",
+            "self._clean_expired()" in source,
+            f"InMemoryChannelLayer.{method} running the clean-up scan each time",
+        )
+
+
+# ---- the served process ----------------------------------------------------------------
+
+SERVED = """
+import gc, json, sys
+{daphne}
+import bitsite.asgi
+from bitsite import runtime
+import daphne.server
+print(json.dumps({{
+    "threshold": gc.get_threshold()[0],
+    "switch": sys.getswitchinterval(),
+    "frozen": gc.get_freeze_count(),
+    "factory": daphne.server.WebSocketFactory.__name__,
+    "handler": type(bitsite.asgi.django_asgi_app).__name__,
+}}))
+"""
+
+
+def served(hooks: str, *, by_daphne: bool) -> dict:
+    code = SERVED.format(daphne="import daphne.cli" if by_daphne else "")
+    env = {**os.environ, "BITSITE_HOOKS": hooks}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_served_process_applies_the_server_hooks_that_are_on():
+    from bitsite.runtime import tuning
+
+    on = served("all", by_daphne=True)
+    assert on["threshold"] == tuning.GC_GEN0
+    assert on["switch"] == pytest.approx(tuning.SWITCH_INTERVAL)
+    assert on["frozen"] > 0
+    assert on["factory"] == "DeflateWebSocketFactory"
+    assert on["handler"] == "SyncChainASGIHandler"
+    off = served("none", by_daphne=True)
+    assert off["threshold"] == 700 and off["switch"] == pytest.approx(0.005)
+    assert off["frozen"] == 0
+    assert off["factory"] == "WebSocketFactory"
+    assert off["handler"] == "ASGIHandler"
+    some = served("deflate", by_daphne=True)
+    assert some["factory"] == "DeflateWebSocketFactory" and some["threshold"] == 700
+
+
+def test_importing_the_application_elsewhere_tunes_nothing():
+    """Not served by daphne (a test, a management command): the interpreter is left as it
+    is, whatever the switch says."""
+    elsewhere = served("all", by_daphne=False)
+    assert elsewhere["threshold"] == 700 and elsewhere["frozen"] == 0
+    assert elsewhere["factory"] == "WebSocketFactory"
+    import bitsite.asgi  # noqa: F401  (this test session too)
+
+    assert gc.get_threshold()[0] == 700 and gc.get_freeze_count() == 0
+    assert sys.getswitchinterval() == pytest.approx(0.005)
+
+
+def test_tuning_compiles_every_template_of_the_site():
+    from django.conf import settings
+
+    from bitsite.runtime import tuning
+
+    ours = list(Path(settings.BASE_DIR, "templates").rglob("*.html"))
+    ours += list(Path(settings.BASE_DIR).glob("*/templates/**/*.html"))
+    assert ours and tuning.compile_templates() >= len(ours)
+
+
+# ---- one home for private names ----------------------------------------------------------
+
+
+def _library(module_name: str) -> bool:
+    return module_name.split(".")[0] in PRIVATE_OF
+
+
+def _private_uses(path: Path) -> list[str]:
+    """The underscore names of the libraries this module uses: imported from them, read
+    from a name that came from them, or (in a class built on one of theirs) a private
+    method overridden or a private attribute of theirs read through ``self``."""
+    import importlib
+
+    tree = ast.parse(path.read_text())
+    names = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _library(node.module or ""):
+            for alias in node.names:
+                names.add(alias.asname or alias.name)
+                if alias.name.startswith("_"):
+                    found.append(f"{node.module}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            names.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if _library(alias.name)
+            )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in names:
+                found.append(ast.unparse(node))
+    module = importlib.import_module(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    )
+    for cls in vars(module).values():
+        if not inspect.isclass(cls) or cls.__module__ != module.__name__:
+            continue
+        theirs = [base for base in cls.__mro__[1:] if _library(base.__module__)]
+        if not theirs:
+            continue
+        source = "\n".join(_source(base) for base in theirs)
+        for name in vars(cls):
+            if _private(name) and any(name in vars(base) for base in theirs):
+                found.append(f"{cls.__name__}.{name} overrides a private method")
+        for attr in set(_self_attributes(inspect.getsource(cls))):
+            if f"self.{attr}" in source:
+                found.append(f"{cls.__name__} uses self.{attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__") and name != "_meta"
+
+
+def _source(cls) -> str:
+    try:
+        return inspect.getsource(cls)
+    except (OSError, TypeError):
+        return ""
+
+
+def _self_attributes(source: str) -> list[str]:
+    import textwrap
+
+    tree = ast.parse(textwrap.dedent(source))
+    return [
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and _private(node.attr)
+    ]
+
+
+def test_private_names_of_the_libraries_are_used_only_in_bitsite_runtime():
+    apps = ["accounts", "bitsite", "games", "learn", "lobby", "ratings"]
+    runtime_folder = ROOT / "bitsite" / "runtime"
+    outside = {}
+    for app in apps:
+        for path in (ROOT / app).rglob("*.py"):
+            if "migrations" in path.parts or runtime_folder in path.parents:
+                continue
+            uses = _private_uses(path)
+            if uses:
+                outside[str(path.relative_to(ROOT))] = uses
+    assert outside == {}
+    inside = {path.name: _private_uses(path) for path in runtime_folder.glob("*.py")}
+    # The checker sees them where they are.
+    assert any("_clean_expired" in use for use in inside["layers.py"]), inside
