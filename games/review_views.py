@@ -21,7 +21,7 @@ from games import extras, play, review
 from games.models import Match
 from games.presenters import presenter_for
 from games.rights import NothingToReplay, replay_refusal
-from games.rules import Verdict
+from games.verdicts import value_text, verdict_class
 
 
 def is_reviewer(user) -> bool:
@@ -45,33 +45,6 @@ def _ply(value: str | None) -> int:
         return int(value or 0)
     except ValueError:
         return 0
-
-
-def verdict_class(verdict) -> str:
-    if verdict is None:
-        return ""
-    if verdict.blunder or verdict.verdict is Verdict.LOSES_AT_ONCE:
-        return "bad"
-    if verdict.verdict in (Verdict.KEEPS_WIN, Verdict.SAFE):
-        return "good"
-    return ""
-
-
-def value_text(match: Match, analysis) -> str:
-    """Who wins this position with perfect play, and in how many moves."""
-    return value_words(match.player_name, analysis.winner, analysis.plies, analysis.note)
-
-
-def value_words(name_of, winner: int | None, plies: int | None, note: str = "") -> str:
-    """The one wording of a value: ``name_of(player)`` names the winner (the replay's
-    names, or the analysis board's "Player 1")."""
-    if winner is None:
-        return note or "Nobody can force a win."
-    name = name_of(winner)
-    if plies == 0:
-        return f"{name} has won."
-    moves = "move" if plies == 1 else "moves"
-    return f"{name} wins with perfect play, in {plies} {moves}."
 
 
 def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:
