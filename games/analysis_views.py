@@ -17,7 +17,8 @@ from django.views.decorators.http import require_GET
 from games import analysis_board
 from games.analysis_board import BadAnalysis
 from games.models import Match
-from games.review_views import _closed, open_to
+from games.review import closed_response
+from games.rights import may_review
 
 
 def _partial(request) -> bool:
@@ -48,8 +49,8 @@ def analysis(request, game):
 @require_GET
 def analyse_match(request, public_id):
     match = get_object_or_404(Match, public_id=public_id)
-    if not open_to(request.user, match):
-        return _closed(request, match)
+    if not may_review(request.user, match):
+        return closed_response(request, match)
     game = match.rules
     try:
         ply = min(max(int(request.GET.get("ply", match.ply)), 0), match.ply)

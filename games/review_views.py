@@ -20,24 +20,8 @@ from django.views.decorators.http import require_GET
 from games import extras, play, review
 from games.models import Match
 from games.presenters import presenter_for
-from games.rights import NothingToReplay, replay_refusal
+from games.rights import NothingToReplay, is_reviewer, may_review, replay_refusal
 from games.verdicts import value_text, verdict_class
-
-
-def is_reviewer(user) -> bool:
-    """Staff who may view matches in the admin: they may replay any match."""
-    return user.is_active and user.is_staff and user.has_perm("games.view_match")
-
-
-def open_to(user, match: Match) -> bool:
-    return match.status == Match.Status.FINISHED or is_reviewer(user)
-
-
-def _closed(request, match: Match, nothing: str = ""):
-    """No replay: the match is not over, or (``nothing``, the reason) it ended before
-    anything happened that a replay could show."""
-    context = {"match": match, "nothing": nothing, "game": match.rules}
-    return render(request, "games/replay_closed.html", context, status=404)
 
 
 def _ply(value: str | None) -> int:
@@ -187,11 +171,11 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
 @require_GET
 def replay(request, public_id):
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
-    if not open_to(request.user, match):
-        return _closed(request, match)
+    if not may_review(request.user, match):
+        return review.closed_response(request, match)
     refusal = replay_refusal(match)
     if isinstance(refusal, NothingToReplay):
-        return _closed(request, match, nothing=refusal.message)
+        return review.closed_response(request, match, nothing=refusal.message)
     seen = review.review(match, _ply(request.GET.get("ply")))
     partial = request.htmx and not request.htmx.history_restore_request
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
@@ -257,7 +241,7 @@ def replay(request, public_id):
 @require_GET
 def export_json(request, public_id):
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
-    if not open_to(request.user, match):
+    if not may_review(request.user, match):
         return JsonResponse(
             {"error": "This match is not over: its export opens once the game is over."},
             status=404,
