@@ -3,7 +3,7 @@
 ``value_words`` says who wins a position with perfect play, and in how many moves;
 ``value_text`` says it with a match's player names; ``verdict_class`` is the CSS class
 a move's verdict is drawn with ("good", "bad" or none). No views here: the replay's
-views (games/review_views.py) and the analysis board (games/analysis_board.py) both
+views (games/review_views.py) and the analysis board (learn/analysis_board.py) both
 import them from this module.
 """
 

@@ -1,0 +1,6 @@
+"""Learn: the pages for studying the games, beside playing them: the analysis board.
+
+It reads the rules, the presenters and finished matches, and never writes a match
+(nothing here imports ``games.play``); nothing in ``games`` imports it (games links to
+its pages by URL name only).
+"""

@@ -1,0 +1,1 @@
+"""The learn app's pages, one module each: ``analysis`` (the analysis board)."""
