@@ -4,7 +4,6 @@ from . import (
     converters,  # noqa: F401  (registers <match:...> and <game:...>)
     views,
 )
-from .puzzle_views import new_streak, puzzle_list, puzzle_page
 from .review_views import export_json, replay
 from .theory_views import theory_page
 
@@ -28,8 +27,4 @@ urlpatterns = [
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
     # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
     path("games/<game:game>/theory/", theory_page, name="theory"),
-    # ---- puzzles (issue 14): games/puzzle_views.py
-    path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
-    path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
-    path("games/<game:game>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
 ]

@@ -1,1 +1,2 @@
-"""The learn app's pages, one module each: ``analysis`` (the analysis board)."""
+"""The learn app's pages, one module each: ``analysis`` (the analysis board)
+and ``puzzles``."""
