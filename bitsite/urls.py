@@ -10,7 +10,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("lobby.urls")),  # the home page (the lobby) and the watch page
     path("", include("games.urls")),
-    path("", include("learn.urls")),  # the analysis board, the puzzles
+    path("", include("learn.urls")),  # the theory pages, the puzzles, the analysis board
     path("", include("ratings.urls")),
 ]
 

@@ -5,7 +5,6 @@ from . import (
     views,
 )
 from .review_views import export_json, replay
-from .theory_views import theory_page
 
 urlpatterns = [
     path("games/<game:game>/", views.rules_page, name="rules"),
@@ -25,6 +24,4 @@ urlpatterns = [
     path("m/<match:public_id>/claim", views.claim, name="claim"),
     path("m/<match:public_id>/replay/", replay, name="replay"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
-    # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
-    path("games/<game:game>/theory/", theory_page, name="theory"),
 ]

@@ -4,8 +4,11 @@ from games import converters  # noqa: F401  (registers <match:...> and <game:...
 
 from .views.analysis import analyse_match, analysis
 from .views.puzzles import new_streak, puzzle_list, puzzle_page
+from .views.theory import theory_page
 
 urlpatterns = [
+    # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
+    path("games/<game:game>/theory/", theory_page, name="theory"),
     # ---- puzzles (issue 14): learn/views/puzzles.py
     path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
     path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
