@@ -3,7 +3,7 @@
 The target (issue 14): an analysis answer, every legal move's verdict and the best line,
 within 100 ms of server time at the default options and 1 s at the largest allowed.
 
-What is timed is ``games.analysis_board.parse`` + ``context``: the query string read and
+What is timed is ``learn.analysis_board.parse`` + ``context``: the query string read and
 replayed through the rules, the position analysed, the best line followed and every
 link written; that is all the analysis view does besides rendering the template. Each
 answer starts cold (every analysis memo dropped: ``games.rules.base.forget_memos``).
@@ -42,9 +42,9 @@ django.setup()
 from django.http import QueryDict  # noqa: E402
 
 from benchmarks.analysis import REPEAT_SLOWEST, option_sets  # noqa: E402
-from games import analysis_board  # noqa: E402
 from games.rules import GAMES, Game  # noqa: E402
 from games.rules.base import forget_memos  # noqa: E402
+from learn import analysis_board  # noqa: E402
 
 PLY_CAP = 60  # Last Bit Standing never ends by itself: playouts stop here
 

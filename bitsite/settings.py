@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "games",
+    "learn",
     "accounts",
     "ratings",
     "lobby",

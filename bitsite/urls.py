@@ -9,5 +9,6 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("lobby.urls")),  # the home page (the lobby) and the watch page
     path("", include("games.urls")),
+    path("", include("learn.urls")),  # the theory pages, the puzzles, the analysis board
     path("", include("ratings.urls")),
 ]

@@ -3,7 +3,8 @@
 Used by the replay page, the admin and ``manage.py export_matches``. The move log
 is replayed through the rules from ``game.start(**match.options)``; every value
 and verdict comes from ``game.analyse`` and ``game.verdict_of``, none is worked
-out here.
+out here. ``closed_response`` is the 404 page of a match whose replay is closed (the
+replay's views and the analysis board answer with it).
 
 A Last Bit Standing match can run to 100,000 moves. Replaying them is cheap (a
 few microseconds a move), so the log is replayed on each request, but only the
@@ -18,6 +19,7 @@ from datetime import datetime
 from itertools import pairwise
 
 from django.db.models import Prefetch, Q
+from django.shortcuts import render
 
 from games.models import Match, Move
 from games.presenters import presenter_for
@@ -400,3 +402,11 @@ def moves_in_words(match: Match, texts: list[str]) -> list[str]:
 def export_queryset(queryset):
     """Matches ready for ``serialize_match``: their moves in one query per batch, not per match."""
     return queryset.prefetch_related(Prefetch("moves", queryset=Move.objects.order_by("ply")))
+
+
+def closed_response(request, match: Match, nothing: str = ""):
+    """The 404 page for a match whose replay (or analysis) is closed: the match is not
+    over, or (``nothing``, the reason) it ended before anything happened that a replay
+    could show. Used by the replay views and the analysis board."""
+    context = {"match": match, "nothing": nothing, "game": match.rules}
+    return render(request, "games/replay_closed.html", context, status=404)

@@ -20,24 +20,8 @@ from django.views.decorators.http import require_GET
 from games import extras, play, review
 from games.models import Match
 from games.presenters import presenter_for
-from games.rights import NothingToReplay, replay_refusal
-from games.rules import Verdict
-
-
-def is_reviewer(user) -> bool:
-    """Staff who may view matches in the admin: they may replay any match."""
-    return user.is_active and user.is_staff and user.has_perm("games.view_match")
-
-
-def open_to(user, match: Match) -> bool:
-    return match.status == Match.Status.FINISHED or is_reviewer(user)
-
-
-def _closed(request, match: Match, nothing: str = ""):
-    """No replay: the match is not over, or (``nothing``, the reason) it ended before
-    anything happened that a replay could show."""
-    context = {"match": match, "nothing": nothing, "game": match.rules}
-    return render(request, "games/replay_closed.html", context, status=404)
+from games.rights import NothingToReplay, is_reviewer, may_review, replay_refusal
+from games.verdicts import value_text, verdict_class
 
 
 def _ply(value: str | None) -> int:
@@ -45,33 +29,6 @@ def _ply(value: str | None) -> int:
         return int(value or 0)
     except ValueError:
         return 0
-
-
-def verdict_class(verdict) -> str:
-    if verdict is None:
-        return ""
-    if verdict.blunder or verdict.verdict is Verdict.LOSES_AT_ONCE:
-        return "bad"
-    if verdict.verdict in (Verdict.KEEPS_WIN, Verdict.SAFE):
-        return "good"
-    return ""
-
-
-def value_text(match: Match, analysis) -> str:
-    """Who wins this position with perfect play, and in how many moves."""
-    return value_words(match.player_name, analysis.winner, analysis.plies, analysis.note)
-
-
-def value_words(name_of, winner: int | None, plies: int | None, note: str = "") -> str:
-    """The one wording of a value: ``name_of(player)`` names the winner (the replay's
-    names, or the analysis board's "Player 1")."""
-    if winner is None:
-        return note or "Nobody can force a win."
-    name = name_of(winner)
-    if plies == 0:
-        return f"{name} has won."
-    moves = "move" if plies == 1 else "moves"
-    return f"{name} wins with perfect play, in {plies} {moves}."
 
 
 def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:
@@ -214,11 +171,11 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
 @require_GET
 def replay(request, public_id):
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
-    if not open_to(request.user, match):
-        return _closed(request, match)
+    if not may_review(request.user, match):
+        return review.closed_response(request, match)
     refusal = replay_refusal(match)
     if isinstance(refusal, NothingToReplay):
-        return _closed(request, match, nothing=refusal.message)
+        return review.closed_response(request, match, nothing=refusal.message)
     seen = review.review(match, _ply(request.GET.get("ply")))
     partial = request.htmx and not request.htmx.history_restore_request
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
@@ -284,7 +241,7 @@ def replay(request, public_id):
 @require_GET
 def export_json(request, public_id):
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
-    if not open_to(request.user, match):
+    if not may_review(request.user, match):
         return JsonResponse(
             {"error": "This match is not over: its export opens once the game is over."},
             status=404,

@@ -211,10 +211,22 @@ def rematch_refusal(match: Match, seats) -> Refused | None:
     return None
 
 
+def is_reviewer(user) -> bool:
+    """Staff who may view matches in the admin: they may replay any match."""
+    return user.is_active and user.is_staff and user.has_perm("games.view_match")
+
+
+def may_review(user, match: Match) -> bool:
+    """Whether ``user`` may see the match's replay, export and analysis: every finished
+    match is public; one still in play (or waiting) only to reviewers, since its analysis
+    would be a hint for the game in progress."""
+    return match.status == Match.Status.FINISHED or is_reviewer(user)
+
+
 def replay_refusal(match: Match) -> Refused | None:
     """A replay is of a finished match with something to show: not of one cancelled
     before an opponent joined, nor of one aborted before its first move. (Whether a
-    match still in play may be replayed by staff is the replay view's business.)"""
+    match still in play may be replayed by staff is ``may_review``'s business.)"""
     if match.status != Match.Status.FINISHED:
         return NotOver("This match is not over: its replay opens once the game is over.")
     if match.ending == Match.Ending.CANCELLED:

@@ -4,10 +4,7 @@ from . import (
     converters,  # noqa: F401  (registers <match:...> and <game:...>)
     views,
 )
-from .analysis_views import analyse_match, analysis
-from .puzzle_views import new_streak, puzzle_list, puzzle_page
 from .review_views import export_json, replay
-from .theory_views import theory_page
 
 urlpatterns = [
     path("games/<game:game>/", views.rules_page, name="rules"),
@@ -27,13 +24,4 @@ urlpatterns = [
     path("m/<match:public_id>/claim", views.claim, name="claim"),
     path("m/<match:public_id>/replay/", replay, name="replay"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
-    # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
-    path("games/<game:game>/theory/", theory_page, name="theory"),
-    # ---- puzzles (issue 14): games/puzzle_views.py
-    path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
-    path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
-    path("games/<game:game>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
-    # The analysis board (issue 14): the state in the query string, no writes.
-    path("games/<game:game>/analysis/", analysis, name="analysis"),
-    path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),
 ]

@@ -238,7 +238,7 @@ class Game:
     position_class: ClassVar[type[Position]]
     # What to type, said when the text is no move at all.
     move_hint: ClassVar[str] = ""
-    # The option sets the puzzles are drawn from (games/puzzles.py), the defaults first.
+    # The option sets the puzzles are drawn from (learn/puzzles.py), the defaults first.
     puzzle_options: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     def memo_for(self, pos: Position) -> dict[Any, Value]:

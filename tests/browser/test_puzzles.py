@@ -8,9 +8,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from games import puzzles
 from games.presenters import presenter_for
 from games.rules import get_game
+from learn import puzzles
 from tests.browser.test_accessibility import Audit
 
 pytestmark = pytest.mark.browser

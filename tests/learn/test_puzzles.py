@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import puzzles
-from games.puzzle_views import SESSION_KEY, record_of
 from games.rules import GAMES, get_game
+from learn import puzzles
+from learn.views.puzzles import SESSION_KEY, record_of
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 ALL = [(game.slug, p) for game in GAMES for p in puzzles.puzzles_of(game.slug)]

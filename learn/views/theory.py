@@ -2,7 +2,7 @@
 
 ``/games/<slug>/theory/?option=value``: the options are the new-match form's, with
 its bounds; options that are not allowed get the page back with a plain message and
-a 400, never a 500. The picture and its numbers come from ``games.theory``.
+a 400, never a 500. The picture and its numbers come from ``learn.theory``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from games import theory
+from learn import theory
 
 
 def _fields(game, values: dict) -> list[dict]:
@@ -35,6 +35,6 @@ def theory_page(request, game):
         drawn = theory.theory_for(game, query)
     except ValueError as error:
         context = {"game": game, "error": str(error), "fields": _fields(game, query)}
-        return render(request, "games/theory.html", context, status=400)
+        return render(request, "learn/theory.html", context, status=400)
     context = {"game": game, "theory": drawn, "fields": _fields(game, drawn.options)}
-    return render(request, "games/theory.html", context)
+    return render(request, "learn/theory.html", context)

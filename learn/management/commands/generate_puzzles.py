@@ -1,9 +1,9 @@
-"""Write each game's puzzles to games/puzzles_data/<slug>.json, from the fixed seed:
+"""Write each game's puzzles to learn/puzzles_data/<slug>.json, from the fixed seed:
 
     python manage.py generate_puzzles            # every game
     python manage.py generate_puzzles --check    # fail if a file differs from what it makes
 
-The same seed makes the same files (games/puzzles.py); tests check the committed files
+The same seed makes the same files (learn/puzzles.py); tests check the committed files
 equal what this writes.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from games import puzzles
 from games.rules import GAMES
+from learn import puzzles
 
 
 class Command(BaseCommand):
-    help = "Generate each game's puzzles from the fixed seed into games/puzzles_data/."
+    help = "Generate each game's puzzles from the fixed seed into learn/puzzles_data/."
 
     def add_arguments(self, parser):
         parser.add_argument(

@@ -1,14 +1,14 @@
 """Each game's theory page: why its perfect-play result holds, with a picture drawn
 from the rules module itself.
 
-    from games.theory import theory_for
+    from learn.theory import theory_for
     theory = theory_for(game, {"width": "12"})   # ValueError: options out of bounds
     theory.template, theory.picture, theory.caps
 
 One function per game, registered by slug (as the presenters are): it takes the
 game and its cleaned options, asks the rules (``start``, ``legal_moves``,
 ``play``, ``analyse``) for every number it draws, and returns a ``Theory``. Its
-template, ``games/theory/<slug>.html``, draws the numbers as inline SVG with a
+template, ``learn/theory/<slug>.html``, draws the numbers as inline SVG with a
 table beside it for screen readers. Nothing here imports Django and nothing
 outside this package and the rules chooses by slug.
 
@@ -38,7 +38,7 @@ class Theory:
 
     @property
     def template(self) -> str:
-        return f"games/theory/{self.game.slug}.html"
+        return f"learn/theory/{self.game.slug}.html"
 
 
 Builder = Callable[[Game, dict[str, Any]], Theory]

@@ -1,6 +1,6 @@
 """The puzzle pages: find the winning move, checked by the exact analysis.
 
-``/games/<slug>/puzzles/`` lists a game's puzzles (games/puzzles.py) with the visitor's
+``/games/<slug>/puzzles/`` lists a game's puzzles (learn/puzzles.py) with the visitor's
 streak; ``/games/<slug>/puzzles/<n>/`` is one puzzle. Its form posts a move: any move
 after which the mover still wins is right, and the opponent's best defence is played
 back, until the win; a wrong move ends the puzzle and the streak.
@@ -21,11 +21,11 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import puzzles
 from games.http import see_other
 from games.presenters import presenter_for
 from games.rules import GameOver, IllegalMove, Verdict
 from games.rules.base import MAX_MOVE_TEXT, other
+from learn import puzzles
 
 SESSION_KEY = "puzzles"
 SOLVING, SOLVED, FAILED = "solving", "solved", "failed"
@@ -171,7 +171,7 @@ def puzzle_context(request, game, puzzle: puzzles.Puzzle, message: str = "") -> 
 def _render(request, game, puzzle, *, message: str = "", status: int = 200):
     context = puzzle_context(request, game, puzzle, message)
     partial = request.htmx and not request.htmx.history_restore_request
-    template = "games/puzzle.html#puzzle" if partial else "games/puzzle.html"
+    template = "learn/puzzle.html#puzzle" if partial else "learn/puzzle.html"
     response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
     return response
@@ -180,7 +180,7 @@ def _render(request, game, puzzle, *, message: str = "", status: int = 200):
 def _bad(request, game, message: str):
     """A 400 with a plain message, for a puzzle that does not exist."""
     context = {"game": game, "message": message, "index_url": reverse("puzzles", args=[game.slug])}
-    return render(request, "games/puzzle_missing.html", context, status=400)
+    return render(request, "learn/puzzle_missing.html", context, status=400)
 
 
 # ---- the views -------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def puzzle_list(request, game):
         "start_note": game.analyse(game.start()).note,
         "min_depth": puzzles.MIN_DEPTH,
     }
-    return render(request, "games/puzzles.html", context)
+    return render(request, "learn/puzzles.html", context)
 
 
 @require_POST

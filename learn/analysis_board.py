@@ -19,7 +19,7 @@ Nothing is stored: the whole state is the query string of
 ``parse`` refuses anything else with ``BadAnalysis`` (a plain message; the view answers
 400); ``query`` writes a state back, and ``parse(query(state)) == state``.
 Every verdict and value comes from ``game.analyse``; the words are the replay's
-(``games.review_views.value_words`` and the Verdict labels).
+(``games.verdicts.value_words`` and the Verdict labels).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from games.presenters import presenter_for
-from games.review_views import value_words, verdict_class
 from games.rules import Game, IllegalMove, MoveVerdict, Position
 from games.rules.base import MAX_MOVE_TEXT
+from games.verdicts import value_words, verdict_class
 
 # The longest line the board takes, in plies (a URL stays a few kilobytes at most).
 MAX_PLIES = 400

@@ -18,7 +18,7 @@ Generation is a pure function of the seed: for each of the game's ``puzzle_optio
 (the defaults first), random legal games from ``random.Random(f"{seed}:{slug}:{i}")``,
 collecting every position that passes the rule, once per position, until the set's
 share of ``LIMIT`` is full or ``WALKS`` games were played. ``python manage.py
-generate_puzzles`` writes the result to ``games/puzzles_data/<slug>.json``, and the site
+generate_puzzles`` writes the result to ``learn/puzzles_data/<slug>.json``, and the site
 reads that file (or generates the same puzzles when it is missing); a test checks the
 files equal what ``generate`` makes.
 

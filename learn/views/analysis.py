@@ -1,4 +1,4 @@
-"""The analysis board's pages (games/analysis_board.py): read only, no database writes.
+"""The analysis board's pages (learn/analysis_board.py): read only, no database writes.
 
 ``analysis``: ``/games/<slug>/analysis/?<options>&moves=...&ply=N``. htmx requests get
 the ``#analysis`` partial; without JavaScript every move and step is a plain link.
@@ -14,10 +14,11 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 
-from games import analysis_board
-from games.analysis_board import BadAnalysis
 from games.models import Match
-from games.review_views import _closed, open_to
+from games.review import closed_response
+from games.rights import may_review
+from learn import analysis_board
+from learn.analysis_board import BadAnalysis
 
 
 def _partial(request) -> bool:
@@ -27,7 +28,7 @@ def _partial(request) -> bool:
 def _refused(request, game, message: str):
     """A 400 with the plain reason, and a way to start afresh."""
     partial = _partial(request)
-    template = "games/analysis_refused.html" + ("#refusal" if partial else "")
+    template = "learn/analysis_refused.html" + ("#refusal" if partial else "")
     response = render(request, template, {"game": game, "message": message}, status=400)
     patch_vary_headers(response, ["HX-Request"])
     return response
@@ -39,7 +40,7 @@ def analysis(request, game):
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:
         return _refused(request, game, str(error))
-    template = "games/analysis.html#analysis" if _partial(request) else "games/analysis.html"
+    template = "learn/analysis.html#analysis" if _partial(request) else "learn/analysis.html"
     response = render(request, template, analysis_board.context(state))
     patch_vary_headers(response, ["HX-Request"])
     return response
@@ -48,8 +49,8 @@ def analysis(request, game):
 @require_GET
 def analyse_match(request, public_id):
     match = get_object_or_404(Match, public_id=public_id)
-    if not open_to(request.user, match):
-        return _closed(request, match)
+    if not may_review(request.user, match):
+        return closed_response(request, match)
     game = match.rules
     try:
         ply = min(max(int(request.GET.get("ply", match.ply)), 0), match.ply)

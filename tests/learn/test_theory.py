@@ -12,9 +12,9 @@ from django.test import Client
 from django.urls import reverse
 
 from games.rules import GAMES, get_game
-from games.theory import theory_for
-from games.theory.bit_flip_divisor import BLOCK
-from games.theory.last_digit_standing import ANALYSED_HIGHEST
+from learn.theory import theory_for
+from learn.theory.bit_flip_divisor import BLOCK
+from learn.theory.last_digit_standing import ANALYSED_HIGHEST
 
 SLUGS = [game.slug for game in GAMES]
 

@@ -13,10 +13,10 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import analysis_board
-from games.analysis_board import LINE_CAP, MAX_PLIES, BadAnalysis, build, parse, query
 from games.models import Match, Move
 from games.rules import GAMES, get_game
+from learn import analysis_board
+from learn.analysis_board import LINE_CAP, MAX_PLIES, BadAnalysis, build, parse, query
 from tests.replays import BLUNDER_GAME, played, seeded_moves
 
 pytestmark = pytest.mark.django_db

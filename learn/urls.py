@@ -1,0 +1,19 @@
+from django.urls import path
+
+from games import converters  # noqa: F401  (registers <match:...> and <game:...>)
+
+from .views.analysis import analyse_match, analysis
+from .views.puzzles import new_streak, puzzle_list, puzzle_page
+from .views.theory import theory_page
+
+urlpatterns = [
+    # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
+    path("games/<game:game>/theory/", theory_page, name="theory"),
+    # ---- puzzles (issue 14): learn/views/puzzles.py
+    path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
+    path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
+    path("games/<game:game>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
+    # The analysis board (issue 14): the state in the query string, no writes.
+    path("games/<game:game>/analysis/", analysis, name="analysis"),
+    path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),
+]
