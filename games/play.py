@@ -110,6 +110,13 @@ class _Job:
 def _write(change: Callable[[], Match]) -> Match:
     """Run ``change`` in one transaction, then push what it changed. Refusals propagate."""
     if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        if getattr(_current, "role", None) is not None:
+            # Asked from the writer's or the pusher's own thread (an app's receiver of
+            # signals.match_changed runs on the pusher): queued behind the thread that asks,
+            # it would wait for itself, and every write of the process with it. It runs
+            # here, inline: this thread's connection, the same write lock, its pushes sent
+            # before the rest of the pushes this thread is delivering.
+            return _run(change)
         # The pushes go to the event loop of the server that asked.
         result, delivered = _writer.submit(_on_writer, change, live.server_loop()).result()
         delivered.result()  # its pushes sent (and its refusal, if any, raised)
@@ -118,6 +125,7 @@ def _write(change: Callable[[], Match]) -> Match:
 
 
 def _on_writer(change, loop):
+    _current.role = "writer"
     try:
         with live.sending_to(loop):  # what a nested write pushes from within the transaction
             result, job = _transact(change)
@@ -129,6 +137,7 @@ def _on_writer(change, loop):
 
 
 def _on_pusher(job, loop):
+    _current.role = "pusher"
     with live.sending_to(loop):
         _deliver(job)
 
@@ -425,7 +434,8 @@ def withdraw_challenge(public_id: str, *, by: Actor) -> Match:
 
 def expire_challenge(public_id: str, *, due: Callable[[Match], bool]) -> Match | None:
     """Close an open challenge of the lobby (listed, still waiting) that is due, as the lobby
-    decides (``due(match)``, asked again here with the row locked): it is cancelled, so its
+    decides (``due(match)``, asked again here with the row locked, so it reads nothing but
+    the row: what it knows of presence was read before the write): it is cancelled, so its
     pages say so and the lobby drops it. None when there is nothing to do (taken, withdrawn,
     closed already by another server process, or not due after all): safe to call from
     every process at once."""
@@ -788,6 +798,10 @@ def claim(public_id: str, *, by: Actor, win: bool) -> Match:
     ABANDON_AFTER seconds: claim the win, or call it a draw."""
     from django.conf import settings
 
+    # Who has a page open is read before the write: never a Redis round trip while the
+    # write lock is held.
+    seen = presence.seats_seen(public_id)
+
     def change() -> Match:
         match = _locked(public_id)
         now = timezone.now()
@@ -796,7 +810,7 @@ def claim(public_id: str, *, by: Actor, win: bool) -> Match:
         gone_for = None
         if len(humans) == 1:
             since = match.started_at.timestamp() if match.started_at else None
-            gone_for = presence.away_for(match.public_id, 3 - min(humans), since)
+            gone_for = seen.away_for(3 - min(humans), since)
         _refuse(rights.claim_refusal(match, seats, gone_for, settings.ABANDON_AFTER))
         seat = min(humans)
         ending = Match.Ending.ABANDONED

@@ -355,19 +355,42 @@ def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[i
     return snapshot(public_id, [], seats).online
 
 
+@dataclass(frozen=True)
+class SeatsSeen:
+    """What the sets said of a match's two seats at one moment (``seats_seen``): which had
+    a page open, and when each was last seen (None: never, or unknown)."""
+
+    online: frozenset[int] | None  # None: unknown
+    last_seen: dict[int, float | None]
+
+    def away_for(self, seat: int, since: float | None = None) -> float | None:
+        """Seconds since ``seat`` last had a page open (as of now); ``None`` while it had
+        one, or when that cannot be known. A seat never seen counts from ``since``."""
+        if self.online is None or seat in self.online:
+            return None
+        seen = self.last_seen.get(seat)
+        seen = seen if seen is not None else since
+        return None if seen is None else max(0.0, time.time() - seen)
+
+
+def seats_seen(public_id: str) -> SeatsSeen:
+    """Both seats of a match, in two round trips: read it before a write that needs it
+    (the write path holds no lock while Redis answers)."""
+    online = online_seats(public_id, (1, 2))
+    if online is None or online == {1, 2}:
+        return SeatsSeen(online, {})
+    try:
+        stamps = store().stamped_many([seen_stamp(seat_set(public_id, s)) for s in (1, 2)])
+    except Exception as error:
+        _failed("reading when a seat was last seen", error)
+        return SeatsSeen(None, {})
+    return SeatsSeen(online, dict(zip((1, 2), stamps, strict=True)))
+
+
 def away_for(public_id: str, seat: int, since: float | None = None) -> float | None:
     """Seconds since ``seat`` last had a page of the match open; ``None`` while it has one
     (or when that cannot be known). A seat never seen counts from ``since``."""
-    online = online_seats(public_id, (seat,))
-    if online is None or seat in online:
-        return None
-    try:
-        seen = store().stamped(seen_stamp(seat_set(public_id, seat)))
-    except Exception as error:
-        _failed("reading when a seat was last seen", error)
-        return None
-    seen = seen if seen is not None else since
-    return None if seen is None else max(0.0, time.time() - seen)
+    return seats_seen(public_id).away_for(seat, since)
 
 
 def away_for_many(seats: list[tuple[str, int, float | None]]) -> list[float | None]:

@@ -9,13 +9,17 @@ challenge that is due never shows, and each server process's sweeper
 (``lobby.live.Sweeper``) cancels due challenges through the write path
 (``games.play.expire_challenge``), which tells the lobby's pages and the creator's.
 
-Everything here reads, except ``play_anyone``, which writes through games.play.
+Everything here reads, except ``accept``, ``sweep`` and ``play_anyone``, which write
+through games.play. Who has a page open (games/presence.py, Redis with several processes)
+is read before each write, never inside it: a write holds the write lock, and a slow
+Redis must not hold every other write with it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from django.conf import settings
 from django.utils import timezone
@@ -63,18 +67,13 @@ def creator_gone_for(matches: list[Match]) -> list[float | None]:
     )
 
 
-_UNREAD = object()
-
-
-def is_due(match: Match, *, now=None, gone_for=_UNREAD) -> bool:
+def is_due(match: Match, *, gone_for: float | None, now=None) -> bool:
     """Should this open challenge close: made LOBBY_CHALLENGE_TTL seconds ago or more, or
     its creator away for LOBBY_CREATOR_AWAY seconds (``gone_for``: as ``creator_gone_for``
-    says, read here if not given)."""
+    said, read before; None: a page is open, or it cannot be known)."""
     now = now or timezone.now()
     if (now - match.created_at).total_seconds() >= settings.LOBBY_CHALLENGE_TTL:
         return True
-    if gone_for is _UNREAD:
-        gone_for = presence.away_for(match.public_id, 1, match.created_at.timestamp())
     return gone_for is not None and gone_for >= settings.LOBBY_CREATOR_AWAY
 
 
@@ -84,19 +83,25 @@ def _waiting():
     ).order_by("created_at", "pk")
 
 
-def open_challenges(*, game: str | None = None, limit: int = SHOWN) -> list[Match]:
+def open_challenges(
+    *, game: str | None = None, limit: int = SHOWN, gone: dict[str, float | None] | None = None
+) -> list[Match]:
     """The open challenges, oldest first: never one that is due, even before the sweeper
-    has closed it."""
+    has closed it. ``gone``: how long each creator has been away, by match id, read before
+    (inside a write); a challenge it does not name was made since, its creator is here."""
     now = timezone.now()
     query = _waiting().filter(created_at__gt=now - timedelta(seconds=settings.LOBBY_CHALLENGE_TTL))
     if game is not None:
         query = query.filter(game=game)
     found = list(query[: limit + SHOWN])  # room for those whose creator just left
-    gone = creator_gone_for(found)
+    if gone is None:
+        away = creator_gone_for(found)
+    else:
+        away = [gone.get(match.public_id) for match in found]
     return [
         match
-        for match, away in zip(found, gone, strict=True)
-        if not is_due(match, now=now, gone_for=away)
+        for match, gone_for in zip(found, away, strict=True)
+        if not is_due(match, now=now, gone_for=gone_for)
     ][:limit]
 
 
@@ -110,12 +115,17 @@ def being_played(limit: int = WATCHED) -> list[Match]:
     )
 
 
-def due_challenges() -> tuple[list[Match], int]:
-    """The open challenges to close now, and how many stay open (the sweeper's read)."""
+def due_challenges() -> tuple[list[tuple[Match, float | None]], int]:
+    """The open challenges to close now, each with how long its creator has been away, and
+    how many stay open (the sweeper's read)."""
     now = timezone.now()
     waiting = list(_waiting())
     gone = creator_gone_for(waiting)
-    due = [m for m, away in zip(waiting, gone, strict=True) if is_due(m, now=now, gone_for=away)]
+    due = [
+        (match, away)
+        for match, away in zip(waiting, gone, strict=True)
+        if is_due(match, now=now, gone_for=away)
+    ]
     return due, len(waiting) - len(due)
 
 
@@ -123,8 +133,8 @@ def sweep() -> int:
     """Close every open challenge that is due (idempotent: every server process may run
     it at once); returns how many stay open."""
     due, left = due_challenges()
-    for match in due:
-        play.expire_challenge(match.public_id, due=is_due)
+    for match, away in due:
+        play.expire_challenge(match.public_id, due=partial(is_due, gone_for=away))
     return left
 
 
@@ -137,12 +147,16 @@ def accept(public_id: str, *, token: str, user=None) -> Match:
     in one write with the lobby's checks. A match that is not listed is no challenge
     (NoSuchMatch); one that is due is closed instead (then Expired)."""
 
+    read = Match.objects.filter(public_id=public_id, listed=True).first()
+    gone_for = creator_gone_for([read])[0] if read is not None else None  # before the write
+    due = partial(is_due, gone_for=gone_for)
+
     def change() -> Match | None:
         match = Match.objects.filter(public_id=public_id, listed=True).first()
         if match is None:
             raise NoSuchMatch()
-        if match.status == Match.Status.WAITING and is_due(match):
-            play.expire_challenge(public_id, due=is_due)
+        if match.status == Match.Status.WAITING and due(match):
+            play.expire_challenge(public_id, due=due)
             return None
         return play.join(public_id, token=token, user=user)
 
@@ -169,9 +183,15 @@ def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tup
     me = Challenger.of(token, user.pk if user is not None else None)
     mine = me.owns
 
+    # Who has a page open, read before the write (a challenge made since is its creator's).
+    before = list(_waiting().filter(game=game.slug)[: SHOWN * 2])
+    gone = dict(zip((m.public_id for m in before), creator_gone_for(before), strict=True))
+
     def change() -> tuple[Match, bool]:
         play.lock_listings(game.slug)
-        candidates = [m for m in open_challenges(game=game.slug) if compatible(m, standard)]
+        candidates = [
+            m for m in open_challenges(game=game.slug, gone=gone) if compatible(m, standard)
+        ]
         own = [m for m in candidates if mine(m)]
         for match in candidates:
             if mine(match):

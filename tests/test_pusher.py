@@ -73,3 +73,41 @@ def test_the_next_write_commits_while_the_last_ones_push_is_drawn_and_pushes_kee
         assert sent == [first.public_id, second.public_id]  # in the order of the commits
     else:
         assert sent == [second.public_id, first.public_id]
+
+
+def test_a_receiver_that_writes_from_the_pusher_thread_runs_inline_and_freezes_nothing():
+    """An app's receiver of match_changed runs where the pushes are delivered (on SQLite,
+    the pusher thread). A write it makes runs there, inline: queued behind its own thread
+    it would wait for itself, and every write of the process with it."""
+    from games import signals
+
+    match, t1, t2 = make_match("bit-flip")
+    other, o1, _ = make_match("bit-flip")
+    threads = []
+
+    def answer_with_a_draw_offer(sender, match, **kwargs):
+        if match.public_id == other.public_id and match.ply == 1 and match.draw_offer is None:
+            threads.append(threading.current_thread().name)
+            play.offer_draw(match.public_id, by=actor(match, o1))
+
+    signals.match_changed.connect(answer_with_a_draw_offer)
+    try:
+        done = []
+        mover = threading.Thread(
+            target=lambda: done.append(
+                play.submit_move(other.public_id, by=actor(other, o1), text="5 4", ply=0)
+            ),
+            daemon=True,
+        )
+        mover.start()
+        mover.join(10)
+        assert done, "the move never came back: the receiver's write waited for itself"
+        # Every other write of the process goes on.
+        moved = play.submit_move(match.public_id, by=actor(match, t1), text="5 4", ply=0)
+        assert moved.ply == 1
+    finally:
+        signals.match_changed.disconnect(answer_with_a_draw_offer)
+    other.refresh_from_db()
+    assert other.draw_offer == 1  # the receiver's write committed
+    if connection.vendor == "sqlite":
+        assert threads == ["bitsite-pusher_0"]
