@@ -81,7 +81,7 @@ def test_a_receiver_that_writes_from_the_pusher_thread_runs_inline_and_freezes_n
     it would wait for itself, and every write of the process with it."""
     from games import signals
 
-    match, t1, t2 = make_match("bit-flip")
+    match, t1, _ = make_match("bit-flip")
     other, o1, _ = make_match("bit-flip")
     threads = []
 
