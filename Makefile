@@ -12,6 +12,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 N ?= 2
 ARGS ?=
+# Test processes (pytest-xdist): each has its own test database, Redis database and
+# servers (tests/settings.py, tests/conftest.py). JOBS=0 runs the suite in one process.
+JOBS ?= 2
 
 # The embedded default for `make run`: debug off, plain HTTP on localhost,
 # SQLite and the in-process channel layer. A secret key is made once and kept
@@ -24,7 +27,7 @@ RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
 TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-bitsite \
 	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver DJANGO_STATIC_ROOT=$(CURDIR)/.test-static
 
-.PHONY: run test lint bench bench-ci scale setup clean superuser requirements
+.PHONY: run test test-fast lint bench bench-ci scale setup clean superuser requirements
 
 run: $(RUNTIME) .secret_key
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
@@ -33,7 +36,11 @@ run: $(RUNTIME) .secret_key
 	$(RUN_ENV) exec $(BIN)/daphne -b $(HOST) -p $(PORT) bitsite.asgi:application
 
 test: $(DEV)
-	$(TEST_ENV) $(BIN)/python -m pytest $(ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) $(ARGS)
+
+# Everything but the browser tests and those that need PostgreSQL and Redis.
+test-fast: $(DEV)
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) -m "not browser and not services" $(ARGS)
 
 lint: $(DEV)
 	$(BIN)/ruff check .

@@ -103,24 +103,52 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture
-def live_server_url(transactional_db, request):
-    """A daphne process serving the test database; stopped (TERM, then KILL) afterwards."""
+@pytest.fixture(scope="session")
+def servers(django_db_setup, django_db_blocker):
+    """Daphne processes serving the test database, started once for the whole run and
+    shared by the tests that ask for the same settings: ``servers()`` is the server as
+    `make run` starts it, ``servers(BITSITE_ABANDON_SECONDS="2")`` one with that setting.
+    Each test still has fresh browser contexts (fresh sessions) and a flushed database; a
+    server a test stopped is started again for the next one. A test that kills its server
+    or must own its process takes ``daphne`` instead."""
     from django.db import connection
 
-    server = DaphneServer(
-        server_env(database_url(connection.settings_dict)), name=request.node.name[:40]
-    )
-    server.start()
-    request.node.daphne = server
-    yield server.url
-    server.stop()
+    with django_db_blocker.unblock():
+        url = database_url(connection.settings_dict)
+    started: dict[tuple, DaphneServer] = {}
+
+    def server(**extra: str) -> DaphneServer:
+        key = tuple(sorted(extra.items()))
+        found = started.get(key)
+        if found is None:
+            name = "shared" + "".join(f"-{k.lower()}" for k, _ in key)
+            found = started[key] = DaphneServer(server_env(url, **extra), name=name[:60])
+        if not found.running:
+            found.start()
+        return found
+
+    yield server
+    for found in started.values():
+        found.stop()
 
 
 @pytest.fixture
-def daphne(live_server_url, request) -> DaphneServer:
-    """The daphne process behind live_server_url, for tests that kill and restart it."""
-    return request.node.daphne
+def live_server_url(transactional_db, servers) -> str:
+    """The address of the shared daphne, as `make run` starts it."""
+    return servers().url
+
+
+@pytest.fixture
+def daphne(transactional_db, request) -> DaphneServer:
+    """A daphne process of the test's own, for tests that kill and restart it (or need
+    settings of their own: ``request.param`` is extra environment); stopped afterwards."""
+    from django.db import connection
+
+    extra = getattr(request, "param", None) or {}
+    env = server_env(database_url(connection.settings_dict), **extra)
+    server = DaphneServer(env, name=request.node.name[:40]).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

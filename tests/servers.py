@@ -105,6 +105,10 @@ class DaphneServer:
         wait_for_port(self.port, proc=self.proc)
         return self
 
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def stop(self) -> None:
         if self.proc is not None:
             stop_process(self.proc)

@@ -14,7 +14,9 @@ from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, create_match, join, play, status, wait_for_ply
 from tests.ratings.helpers import account, rated_match, resign, sign_in_browser
 from tests.replays import BLUNDER_GAME, played, staff_user
-from tests.servers import DaphneServer, database_url, free_port, server_env
+from tests.servers import free_port
+
+NO_MAIL_SERVER = free_port()  # nothing listens there: the reset email is never sent
 
 pytestmark = pytest.mark.browser
 
@@ -131,9 +133,7 @@ def test_every_state_of_a_match(slug, live_server_url, new_page, audit):
     audit.verify(at_least=2 * 8)
 
 
-def test_account_pages_and_my_games(live_server_url, new_page, audit, request):
-    from django.db import connection
-
+def test_account_pages_and_my_games(live_server_url, servers, new_page, audit):
     base = live_server_url
     ada, bob = new_page(), new_page()
     ada.goto(f"{base}/accounts/signup/")
@@ -178,11 +178,7 @@ def test_account_pages_and_my_games(live_server_url, new_page, audit, request):
     audit(ada, "sign out")
 
     # Password reset, on a server that can send email (its pages are 404 otherwise).
-    env = server_env(
-        database_url(connection.settings_dict), EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(free_port())
-    )
-    mailing = DaphneServer(env, name=request.node.name[:30] + "-mail").start()
-    request.addfinalizer(mailing.stop)
+    mailing = servers(EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(NO_MAIL_SERVER))
     page = new_page()
     page.goto(f"{mailing.url}/accounts/login/")
     page.get_by_role("link", name="Forgot your password?").click()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -19,7 +18,6 @@ from tests.browser.helpers import (
     wait_for_ply,
     wait_for_socket,
 )
-from tests.servers import DaphneServer, database_url, server_env
 
 pytestmark = pytest.mark.browser
 
@@ -83,12 +81,9 @@ def test_clocks_tick_on_every_page_and_a_flag_ends_the_game(live_server_url, new
 
 
 @pytest.fixture
-def quick_claims(transactional_db):
+def quick_claims(transactional_db, servers):
     """A daphne on which an opponent counts as gone after 2 seconds away."""
-    env = server_env(database_url(connection.settings_dict), BITSITE_ABANDON_SECONDS="2")
-    server = DaphneServer(env, name="claims").start()
-    yield server
-    server.stop()
+    return servers(BITSITE_ABANDON_SECONDS="2")
 
 
 def test_a_claim_once_the_opponent_has_gone(quick_claims, new_page, artifacts):

@@ -90,13 +90,11 @@ def test_presence_follows_the_opponent_closing_the_page(live_server_url, new_pag
     expect(presence).to_have_text("not connected")
 
 
-def test_a_killed_server_loses_nothing_and_pages_reconnect(
-    live_server_url, daphne, new_page, artifacts
-):
+def test_a_killed_server_loses_nothing_and_pages_reconnect(daphne, new_page, artifacts):
     slug = "last-digit-standing"
     moves, winner = SCRIPTS[slug]
     ada, bob = new_page(), new_page()
-    url = create_match(ada, live_server_url, slug, name="Ada")
+    url = create_match(ada, daphne.url, slug, name="Ada")
     join(bob, url, name="Bob")
     players = {1: ada, 2: bob}
     for page in (ada, bob):
@@ -148,16 +146,9 @@ def test_a_server_that_closes_cleanly_is_reconnected_too(live_server_url, new_pa
 
 
 @pytest.fixture
-def capped_server(transactional_db):
+def capped_server(transactional_db, servers):
     """A daphne that lets one browser open at most 2 pages of a match."""
-    from django.db import connection
-
-    from tests.servers import DaphneServer, database_url, server_env
-
-    env = server_env(database_url(connection.settings_dict), BITSITE_SOCKETS_PER_MATCH="2")
-    server = DaphneServer(env, name="capped").start()
-    yield server
-    server.stop()
+    return servers(BITSITE_SOCKETS_PER_MATCH="2")
 
 
 def test_a_page_past_the_socket_cap_says_why_and_a_closed_tab_frees_its_place(

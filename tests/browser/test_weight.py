@@ -24,14 +24,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from playwright.sync_api import expect
 
 from bitsite import runtime
 from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, create_match, join, play, wait_for_ply
 from tests.factories import make_match
-from tests.servers import ROOT, DaphneServer, database_url, server_env
+from tests.servers import ROOT, server_env
 
 pytestmark = pytest.mark.browser
 
@@ -69,19 +68,24 @@ def seat_cookie(token: str) -> str:
     return f"{settings.SESSION_COOKIE_NAME}={store.session_key}"
 
 
-@pytest.fixture
-def made_like_make_run(transactional_db, tmp_path, request):
-    """A daphne server with the static files collected, as `make run` serves them."""
-    env = server_env(database_url(connection.settings_dict), DJANGO_STATIC_ROOT=str(tmp_path))
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory) -> str:
+    """The static files collected once, as `make run` collects them."""
+    root = tmp_path_factory.mktemp("static")
+    env = server_env("sqlite:///unused.sqlite3", DJANGO_STATIC_ROOT=str(root))
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
         cwd=ROOT,
         env=env,
         check=True,
     )
-    server = DaphneServer(env, name=request.node.name[:40]).start()
-    yield server.url
-    server.stop()
+    return str(root)
+
+
+@pytest.fixture
+def made_like_make_run(transactional_db, servers, collected) -> str:
+    """A daphne server serving the collected static files, as `make run` serves them."""
+    return servers(DJANGO_STATIC_ROOT=collected).url
 
 
 def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
