@@ -849,7 +849,7 @@ def markdown(results: dict) -> str:
         "The load generator ran on the same machine and shared its cores with the servers "
         "(and with PostgreSQL and Redis in the scale-out).",
         "",
-        "Written by `make bench` (`python -m benchmarks.run`); see README.md, Performance.",
+        "Written by `make bench` (`python -m benchmarks.run`); see benchmarks/README.md.",
         "",
     ]
     loads = results.get("load_average")
@@ -1089,14 +1089,15 @@ def sanity(results: dict) -> list[str]:
     return problems
 
 
-# ---- the README's figures ------------------------------------------------------------------
+# ---- the figures of benchmarks/README.md --------------------------------------------------
 
 README_START = "<!-- bench:figures:start (written by make bench) -->"
 README_END = "<!-- bench:figures:end -->"
 
 
 def readme_figures(results: dict) -> str:
-    """The block of figures the README shows: machine, latency and throughput, targets."""
+    """The block of figures benchmarks/README.md shows: machine, latency and throughput,
+    targets."""
     m = results["machine"]
     loads = results.get("load_average") or []
     peak_load = max((one for _, one, _ in loads), default=math.nan)
@@ -1244,12 +1245,13 @@ def readme_figures(results: dict) -> str:
         figure = _target_figure(key, t, readme=True)
         rows.append([t["target"], figure, "met" if t["met"] else "**missed**"])
     lines += [_grid(["target", "this run", ""], rows, markdown=True), ""]
-    lines.append("![latency](benchmarks/results/latency.png)")
+    lines.append("![latency](results/latency.png)")  # relative to benchmarks/README.md
     return "\n".join(lines)
 
 
 def update_readme(results: dict, path: Path) -> bool:
-    """Replace the figures between the README's markers; False if it has no markers."""
+    """Replace the figures between the markers of ``path`` (benchmarks/README.md); False if
+    it has no markers."""
     text = path.read_text()
     if README_START not in text or README_END not in text:
         return False

@@ -45,8 +45,9 @@ PostgreSQL and Redis):
 6. Length: one match to 100,000 plies through the write path (benchmarks.length).
 7. The rules-only analysis times (benchmarks.analysis).
 
-Results: benchmarks/results/latest.json, latest.md and latency.png (the full
-run), raw data in benchmarks/results/raw/ (git-ignored); --tiny writes only to raw/.
+Results: benchmarks/results/latest.json, latest.md and latency.png, and the figures in
+benchmarks/README.md (the full run), raw data in benchmarks/results/raw/ (git-ignored);
+--tiny writes only to raw/.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--report",
         metavar="RAW_JSON",
-        help="run nothing: write the table, latest.*, the chart and the README's figures "
+        help="run nothing: write the table, latest.*, the chart and benchmarks/README.md's figures "
         "again from a full run's raw JSON",
     )
     args = p.parse_args(argv)
@@ -1100,11 +1101,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def publish(results: dict) -> None:
-    """The full run's outputs: latest.json, latest.md, latency.png and the README's figures."""
+    """The full run's outputs: latest.json, latest.md, latency.png and the figures of
+    benchmarks/README.md."""
     report.write(results, RESULTS / "latest.json", RESULTS / "latest.md", RESULTS / "latency.png")
     progress(f"Wrote {RESULTS / 'latest.json'}, latest.md and latency.png")
-    if report.update_readme(results, HERE.parent / "README.md"):
-        progress("Updated the figures in README.md (Performance)")
+    if report.update_readme(results, HERE / "README.md"):
+        progress("Updated the figures in benchmarks/README.md")
 
 
 if __name__ == "__main__":
