@@ -3,7 +3,7 @@
 The embedded default needs nothing installed: SQLite in the project folder and
 the in-process channel layer (one server process). Set DATABASE_URL and
 REDIS_URL for the scale-out configuration (PostgreSQL, Redis, several daphne
-processes). See the README for every variable.
+processes). docs/operations.md lists every variable.
 """
 
 import os

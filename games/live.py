@@ -53,8 +53,9 @@ class Push:
     """One committed change on its way to the match's pages.
 
     ``prepare`` reads what the boards need: the last moves from the database (on the
-    connection that wrote the change), and from the cache who is connected and which
-    kinds of viewer have a socket open. ``send`` records the new version in the cache
+    connection that wrote the change), and from the presence sets (games/presence.py) who
+    is connected and which kinds of viewer have a socket open. ``send`` records the new
+    version in Django's cache
     (a socket that opens meanwhile checks it), then renders the board once for each
     kind watching and sends it to that kind's group, the mover's kind (``last``) last.
     The boards stay on ``match.pushed``: the answer to the request that made the change

@@ -1,7 +1,7 @@
 """Glicko-2, by the ``glicko2`` library (2.1.0, the Python port of Ryan Kirkman's
 implementation of Glickman's paper, MIT licence, no dependencies).
 
-The choices (README "Ratings"):
+The choices (docs/features/ratings.md):
 
 - Every rated game is a rating period of its own for both players, as on lichess: both
   new ratings are computed from the two players' ratings before the game, one game, one
