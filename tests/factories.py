@@ -62,3 +62,17 @@ def mover_token(match: Match, token1: str, token2: str) -> str:
     match.refresh_from_db()
     seat = match.seat_of_player(match.current.to_move)
     return token1 if seat == 1 else token2
+
+
+async def until(condition, timeout: float = 30.0, every: float = 0.01) -> None:
+    """Wait until ``condition()`` holds, looking every ``every`` seconds: a wait for what
+    happens, never a fixed sleep; past ``timeout`` seconds (a busy machine gets them all)
+    the test fails, saying so."""
+    import asyncio
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not so after {timeout} s: {condition}")
+        await asyncio.sleep(every)

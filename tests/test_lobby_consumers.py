@@ -19,7 +19,7 @@ from bitsite.asgi import application
 from games import play, presence
 from games.models import Match, new_secret
 from lobby import live
-from tests.factories import actor, make_match
+from tests.factories import actor, make_match, until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -148,7 +148,9 @@ async def test_a_challenge_expires_when_its_creators_pages_close_and_the_lobby_s
     await creator.receive_from()
     lobby = await connect("/ws/lobby/")
     assert ids(await lobby.receive_from()) == [match.public_id]
-    await asyncio.sleep(0.6)  # the creator is here: nothing happens
+    # The creator is here: sweeps come and go (twice past the time away), nothing happens.
+    swept = live.sweeper.ticks
+    await until(lambda: live.sweeper.ticks >= swept + 8)
     assert await lobby.receive_nothing(timeout=0.1)
     spectator = await connect(f"/ws/m/{match.public_id}/")  # someone else keeps a page open
     await spectator.receive_from()

@@ -27,7 +27,7 @@ from django.db import connection
 
 from games.models import Match, Move
 from games.rules import get_game
-from tests.factories import make_match
+from tests.factories import make_match, until
 from tests.servers import (
     ARTIFACTS,
     DaphneServer,
@@ -229,12 +229,14 @@ def test_moves_commit_and_answer_while_redis_is_paused_or_down_and_pages_resync(
     server = DaphneServer(
         server_env(database_url(connection.settings_dict), REDIS_URL=redis_server.url),
         name="outage",
-    ).start()
+    )
+    logged_at = len(server.log_path.read_text()) if server.log_path.exists() else 0
+    server.start()
     try:
         asyncio.run(_play_through_outages(server, redis_server))
     finally:
         server.stop()
-    log = server.log_path.read_text()
+    log = server.log_path.read_text()[logged_at:]
     # Logged once per outage (a pause and a kill), not once per move or per socket, and
     # nothing crashed: no traceback, no 500.
     assert log.count("The channel layer is not answering") == 2, log
@@ -254,6 +256,10 @@ async def _play_through_outages(server: DaphneServer, redis: PrivateRedis):
     pages = [Page(server.url, match.public_id, b.cookies()) for b in [*browsers.values(), watcher]]
     moves = iter(safe_moves(12))
     ply = 0
+    logged_before = server.log_path.read_text() if server.log_path.exists() else ""
+
+    def server_log() -> str:
+        return server.log_path.read_text()[len(logged_before) :]
 
     async def move():
         nonlocal ply
@@ -273,11 +279,13 @@ async def _play_through_outages(server: DaphneServer, redis: PrivateRedis):
         for page in pages:
             assert await page.shows(1, within=10)
 
-        # Redis hangs for longer than a send may take: moves are saved and answered at once.
+        # Redis hangs for longer than a send may take: moves are saved and answered at once,
+        # before the server has seen the outage and after.
         redis.pause()
-        for _ in range(4):
+        await move()
+        await until(lambda: "The channel layer is not answering" in server_log(), every=0.1)
+        for _ in range(3):
             await move()
-            await asyncio.sleep(1.0)
         redis.resume()
         for page in pages:
             assert await page.shows(ply, within=30), (page.ply, ply, page.closes)
@@ -287,7 +295,7 @@ async def _play_through_outages(server: DaphneServer, redis: PrivateRedis):
         for _ in range(3):
             await move()
         late = Page(server.url, match.public_id, watcher.cookies())
-        await asyncio.sleep(3)
+        await until(lambda: late.closes or late.handshake_errors or late.ply is not None)
         assert late.handshake_errors == []
         assert late.ply is None and 4503 in late.closes, late.closes  # "try again later"
         redis.start()

@@ -35,9 +35,27 @@ def store(request):
     return request.param()
 
 
+class Clock:
+    """The presence sets' clock, moved on by the test instead of waited for."""
+
+    def __init__(self):
+        self.ahead = 0.0
+
+    def time(self) -> float:
+        return time.time() + self.ahead
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
 @pytest.fixture
-def short_ttl(monkeypatch):
-    monkeypatch.setattr(presence, "TTL", 0.5)
+def clock(monkeypatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(presence, "time", clock)
+    return clock
 
 
 def test_a_capped_set_takes_members_up_to_its_cap(store):
@@ -51,12 +69,12 @@ def test_a_capped_set_takes_members_up_to_its_cap(store):
     assert store.join("socket-3", ["browser", "kind"], ("browser", 3))  # a place freed
 
 
-def test_members_nobody_refreshes_expire_and_free_their_places(store, short_ttl):
+def test_members_nobody_refreshes_expire_and_free_their_places(store, clock):
     assert store.join("dead", ["seat", "browser"], ("browser", 1))
     assert store.join("alive", ["seat"])
     assert store.counts(["seat", "browser"]) == [2, 1]
     for _ in range(3):  # "alive" is refreshed, "dead" (a killed process's socket) is not
-        time.sleep(0.25)
+        clock.advance(presence.TTL / 2)
         store.refresh("alive", ["seat"])
     assert store.counts(["seat", "browser"]) == [1, 0]
     assert store.join("newcomer", ["browser"], ("browser", 1))
