@@ -176,10 +176,13 @@ def parse_seq(text: str) -> int | None:
 
 
 class Client:
-    """One aiohttp session (no cookie jar: each request carries its player's cookies)."""
+    """One aiohttp session (no cookie jar: each request carries its player's cookies).
+    ``compress``: the websockets offer permessage-deflate with this window (15, as browsers
+    do), or nothing (0)."""
 
-    def __init__(self):
+    def __init__(self, compress: int = 0):
         self.session: aiohttp.ClientSession | None = None
+        self.compress = compress
 
     async def __aenter__(self) -> Client:
         self.session = aiohttp.ClientSession(
@@ -199,7 +202,12 @@ class Client:
         if cookie:
             headers["Cookie"] = cookie
         ws = await self.session.ws_connect(
-            target.ws + path, headers=headers, autoping=True, max_msg_size=0, timeout=timeout
+            target.ws + path,
+            headers=headers,
+            autoping=True,
+            max_msg_size=0,
+            timeout=timeout,
+            compress=self.compress,
         )
         return Socket(ws, parse)
 

@@ -314,6 +314,41 @@ def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
     return "\n".join(out)
 
 
+HOOKS_HEADERS = [
+    "setting",
+    "BITSITE_HOOKS",
+    "our move p50 / p99, ms",
+    "bare insert + send, same",
+    "ratio p50 / p99",
+    "server CPU a move, ours / bare, ms",
+    "closed loop, ours / bare, moves/s",
+    "ratio",
+    "errors",
+]
+
+
+def hooks_rows(hooks: dict) -> list[list[str]]:
+    """The hooks run: one row per setting of BITSITE_HOOKS."""
+    rows = []
+    for c in hooks.get("configs", []):
+        mv, bl, mx, bx = c["moves"], c["baseline"], c["moves_max"], c["baseline_max"]
+        rows.append(
+            [
+                c["label"],
+                f"`{c['hooks']}`",
+                f"{_f(mv['p50_ms'])} / {_f(mv['p99_ms'])}",
+                f"{_f(bl['p50_ms'])} / {_f(bl['p99_ms'])}",
+                f"{_f(_ratio(mv['p50_ms'], bl['p50_ms']), 2)}x / "
+                f"{_f(_ratio(mv['p99_ms'], bl['p99_ms']), 2)}x",
+                f"{_f(mv['cpu_ms_per_move'])} / {_f(bl['cpu_ms_per_move'])}",
+                f"{_f(mx['moves_per_s'])} / {_f(bx['moves_per_s'])}",
+                f"{_f(_ratio(mx['moves_per_s'], bx['moves_per_s']), 2)}x",
+                str(mv["errors"] + bl["errors"] + mx["errors"] + bx["errors"]),
+            ]
+        )
+    return rows
+
+
 def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
     """(title, table) pairs, shared by the printed table and the Markdown summary."""
     out = []
@@ -799,6 +834,15 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 _grid(["by", "", "our move", "bare insert + send"], rows, markdown),
             )
         )
+    hooks = results.get("hooks")
+    if hooks and hooks.get("configs"):
+        out.append(
+            (
+                f"Private hooks (bitsite/runtime/): N = {hooks['n']}, a fresh server for each "
+                "setting, sockets offering deflate",
+                _grid(HOOKS_HEADERS, hooks_rows(hooks), markdown),
+            )
+        )
     analysis = results.get("analysis")
     if analysis:
         text = analysis["table"]
@@ -968,6 +1012,10 @@ def _check_moves(name: str, res: dict, problems: list[str], every: bool = True) 
         problems.append(f"{name}: rate not positive and finite")
 
 
+def config_of(results: dict) -> dict:
+    return results.get("config") or {}
+
+
 def sanity(results: dict) -> list[str]:
     """What is wrong with a run's numbers (never a speed): [] when it ran and they are sane."""
     problems: list[str] = []
@@ -986,6 +1034,16 @@ def sanity(results: dict) -> list[str]:
             problems.append(f"idle: {idle['idle'] - idle['idle_still_open']} idle sockets closed")
         if not math.isfinite(idle["kib_per_idle_socket"]):
             problems.append("idle: no memory per socket")
+    hooks = results.get("hooks")
+    if config_of(results) and not config_of(results).get("skip_hooks") and not hooks:
+        problems.append("hooks: did not run")
+    for c in (hooks or {}).get("configs", []):
+        for key in ("moves", "baseline", "moves_max", "baseline_max"):
+            _check_moves(f"hooks {c['hooks']} {key}", c[key], problems)
+        if not _finite_positive(c["moves"]["cpu_ms_per_move"]):
+            problems.append(f"hooks {c['hooks']}: no CPU figure")
+        if c["server_tracebacks"]:
+            problems.append(f"hooks {c['hooks']}: tracebacks {c['server_tracebacks'][:3]}")
     scale = results.get("scale", {})
     for key in ("one", "two"):
         if key in scale:
@@ -1246,6 +1304,17 @@ def readme_figures(results: dict) -> str:
         rows.append([t["target"], figure, "met" if t["met"] else "**missed**"])
     lines += [_grid(["target", "this run", ""], rows, markdown=True), ""]
     lines.append("![latency](results/latency.png)")  # relative to benchmarks/README.md
+    hooks = results.get("hooks")
+    if hooks and hooks.get("configs"):
+        lines += [
+            "",
+            f"Private hooks: N = {hooks['n']} matches at "
+            f"{_f(hooks['configs'][0]['offered_per_s'], 0)} moves/s, ours and the bare path "
+            "interleaved, then a closed loop of each; a fresh server for each setting of "
+            "`BITSITE_HOOKS`, its sockets offering permessage-deflate as browsers do.",
+            "",
+            _grid(HOOKS_HEADERS, hooks_rows(hooks), markdown=True),
+        ]
     return "\n".join(lines)
 
 

@@ -44,6 +44,10 @@ PostgreSQL and Redis):
    every match split across the two.
 6. Length: one match to 100,000 plies through the write path (benchmarks.length).
 7. The rules-only analysis times (benchmarks.analysis).
+8. The private hooks (bitsite/runtime/): the N = --hooks-n latency (ours and the bare
+   path, interleaved) and closed-loop throughput, with the server's CPU time per move, on a
+   fresh server for each setting of BITSITE_HOOKS: all on, all off, and all but one for
+   each hook; the sockets offer permessage-deflate, as browsers do.
 
 Results: benchmarks/results/latest.json, latest.md and latency.png, and the figures in
 benchmarks/README.md (the full run), raw data in benchmarks/results/raw/ (git-ignored);
@@ -188,6 +192,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--skip-scale", action="store_true")
     p.add_argument("--skip-length", action="store_true")
     p.add_argument("--skip-analysis", action="store_true")
+    p.add_argument("--skip-hooks", action="store_true")
+    p.add_argument("--hooks-n", type=int, help="matches of the hooks run (100; tiny 2)")
+    p.add_argument(
+        "--hooks-duration",
+        type=float,
+        help="measured seconds of each open-loop and closed-loop run of the hooks run (16; tiny 2)",
+    )
     p.add_argument(
         "--profile",
         action=argparse.BooleanOptionalAction,
@@ -234,6 +245,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "edge": 200 if tiny else 1000,
         "profile": not tiny,
         "segments": 1 if tiny else 4,
+        "hooks_n": 2 if tiny else 100,
+        "hooks_duration": 2.0 if tiny else 16.0,
         "closed_segments": 1 if tiny else 2,
     }
     for key, value in defaults.items():
@@ -1017,6 +1030,100 @@ def analysis_run(args) -> dict:
 # ---- main -----------------------------------------------------------------------------
 
 
+# ---- 8. the private hooks --------------------------------------------------------------
+
+
+def hooks_settings() -> list[tuple[str, str]]:
+    """(label, BITSITE_HOOKS) of each server of the hooks run."""
+    from bitsite.runtime import HOOKS
+
+    return [
+        ("all on", "all"),
+        *((f"all but {hook}", ",".join(h for h in HOOKS if h != hook) or "none") for hook in HOOKS),
+        ("all off", "none"),
+    ]
+
+
+async def hooks_config(env: dict, label: str, hooks: str, args) -> dict:
+    n = args.hooks_n
+    rate = offered_rate(args, n)
+    env = env | {"BITSITE_HOOKS": hooks}
+    rows = make_matches(env, n)
+    server = BenchServer(env, name=f"bench-hooks-{hooks.replace(',', '+')[:40]}").start()
+    rng = random.Random(args.seed + n)
+    cpu: dict[str, float] = {}
+
+    def timed(name, run):
+        async def go(duration, warmup):
+            before = server.cpu_seconds()
+            items, seconds = await run(duration, warmup)
+            cpu[name] = cpu.get(name, 0.0) + server.cpu_seconds() - before
+            return items, seconds
+
+        return go
+
+    try:
+        await asyncio.sleep(1.0)
+        result = {"label": label, "hooks": hooks, "n": n, "offered_per_s": rate}
+        async with load.Client(compress=15) as client:
+            target = load.Target(server.port)
+            pairs = [load.MatchPair(client, row, {1: target, 2: target}, rng) for row in rows]
+            await load.open_all(pairs, lambda p: p.open())
+            bare = [load.BarePair(client, f"h{i}", {1: target, 2: target}) for i in range(n)]
+            await load.open_all(bare, lambda p: p.open())
+            await asyncio.sleep(1.0)
+            merged = await load.interleaved(
+                {
+                    "moves": timed("moves", lambda d, w: load.open_loop(pairs, rate, d, w)),
+                    "baseline": timed("baseline", lambda d, w: load.open_loop(bare, rate, d, w)),
+                },
+                args.hooks_duration,
+                args.warmup,
+                2 if not args.tiny else 1,
+            )
+            closed = await load.interleaved(
+                {
+                    "moves_max": lambda d, w: load.closed_loop(pairs, d, w),
+                    "baseline_max": lambda d, w: load.closed_loop(bare, d, w),
+                },
+                args.hooks_duration / 2,
+                1.0,
+                1,
+            )
+            for name, (outcomes, seconds) in [*merged.items(), *closed.items()]:
+                result[name] = load.moves_result(outcomes, seconds)
+            for name in ("moves", "baseline"):
+                moved = result[name]["moves"]
+                result[name]["cpu_ms_per_move"] = 1000 * cpu[name] / moved if moved else math.nan
+            await asyncio.gather(*(p.close() for p in [*pairs, *bare]), return_exceptions=True)
+        result["server_tracebacks"] = server.tracebacks()
+        ours, bare_ = result["moves"], result["baseline"]
+        progress(
+            f"  {label} (BITSITE_HOOKS={hooks}): p50 {ours['p50_ms']:.1f} / "
+            f"{bare_['p50_ms']:.1f} ms, p99 {ours['p99_ms']:.1f} / {bare_['p99_ms']:.1f} ms, "
+            f"CPU {ours['cpu_ms_per_move']:.1f} / {bare_['cpu_ms_per_move']:.1f} ms a move, "
+            f"closed loop {result['moves_max']['moves_per_s']:.0f} / "
+            f"{result['baseline_max']['moves_per_s']:.0f} moves/s (ours / bare)"
+        )
+        return result
+    finally:
+        server.stop()
+
+
+async def hooks_run(env: dict, args) -> dict:
+    """What each private hook buys: the same load on a fresh server for each setting."""
+    progress(
+        f"Private hooks: N = {args.hooks_n}, ours and the bare path, "
+        f"{args.hooks_duration:g} s each, for each setting of BITSITE_HOOKS"
+    )
+    return {
+        "n": args.hooks_n,
+        "configs": [
+            await hooks_config(env, label, hooks, args) for label, hooks in hooks_settings()
+        ],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.report:
@@ -1074,6 +1181,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_length:
             results["length"] = length_run(args, tmp)
             busy(results, "length")
+        if not args.skip_hooks:
+            results["hooks"] = asyncio.run(hooks_run(env, args))
+            busy(results, "private hooks")
     if not args.skip_analysis:
         results["analysis"] = analysis_run(args)
         busy(results, "analysis")
