@@ -119,7 +119,7 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
         "challenges": {"offered": 4, "done": 4, "errors": 0, "error_kinds": []},
         "watchers_open": 8,
     }
-    config = {"skip_fanout": True, "skip_storm": True, "churn_pages": 2}
+    config = {"skip_fanout": True, "skip_storm": True, "skip_hooks": True, "churn_pages": 2}
     sane = {"load": {"2": _run()}, "config": config, "lobby_fanout": fanout, "lobby_churn": churn}
     assert report.sanity(sane) == []
     lost = {**sane, "lobby_fanout": {**fanout, "challenges": {**moves, "pushes": 19}}}
@@ -140,3 +140,39 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
     assert any("two processes: a lobby or watch page" in p for p in report.sanity(closed))
     skipped = {**sane, "lobby_churn_split": {"skipped": "Redis does not answer"}}
     assert report.targets(skipped)["lobby_churn_split"]["met"] is None
+
+
+def _hooks_config(hooks: str, **changes) -> dict:
+    config = {
+        "label": hooks,
+        "hooks": hooks,
+        "n": 2,
+        "offered_per_s": 8.0,
+        "moves": _moves(cpu_ms_per_move=20.0),
+        "baseline": _moves(cpu_ms_per_move=10.0),
+        "moves_max": _moves(),
+        "baseline_max": _moves(),
+        "server_tracebacks": [],
+    }
+    config.update(changes)
+    return config
+
+
+def test_the_hooks_run_is_reported_and_its_sanity_check_names_what_is_wrong():
+    config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True}
+    hooks = {"n": 2, "configs": [_hooks_config("all"), _hooks_config("none")]}
+    sane = {"load": {"2": _run()}, "config": config, "hooks": hooks}
+    assert report.sanity(sane) == []
+    rows = report.hooks_rows(hooks)
+    assert [row[1] for row in rows] == ["`all`", "`none`"]
+    assert rows[0][5] == "20.0 / 10.0"  # the server's CPU a move, ours / bare
+    assert report.sanity({"load": {"2": _run()}, "config": config}) == ["hooks: did not run"]
+    broken = {
+        "n": 2,
+        "configs": [
+            _hooks_config("all", moves=_moves(cpu_ms_per_move=math.nan)),
+            _hooks_config("none", server_tracebacks=["KeyError: 'x'"]),
+        ],
+    }
+    problems = report.sanity({"load": {"2": _run()}, "config": config, "hooks": broken})
+    assert problems == ["hooks all: no CPU figure", "hooks none: tracebacks [\"KeyError: 'x'\"]"]
