@@ -65,8 +65,8 @@ async def test_a_page_is_served_in_one_hop_into_a_thread_with_the_hook(hops):
     request_hops = [name for name in hops if "_respond" in name or "process_" in name]
     if HOOKED:
         assert request_hops == ["SyncChainASGIHandler._respond"]  # no hop per middleware
-    else:  # Django's own: a hop for each sync middleware's request and response steps
-        assert len(request_hops) > 4 and "SyncChainASGIHandler._respond" not in request_hops
+    else:  # Django's own: a hop for sync middleware steps (how many depends on the chain)
+        assert len(request_hops) > 1 and "SyncChainASGIHandler._respond" not in request_hops
 
 
 @pytest.mark.django_db(transaction=True)
