@@ -19,7 +19,9 @@ from accounts import my_games
 from accounts.live import group_name, watchers_set
 from bitsite import redis_guard
 from games import presence
-from games.sockets import CLOSE_SIGNED_OUT, Socket, signed_in_user_id
+from games.sockets import CLOSE_SIGNED_OUT, Shared, Socket, signed_in_user_id
+
+snapshots = Shared()  # each account's ongoing list, read once for its sockets that ask at once
 
 
 def _join(channel: str, user_id: int) -> bool:
@@ -60,14 +62,14 @@ class MyGamesConsumer(Socket):
     async def opened(self) -> None:
         # Joined before the list is read: a change that commits after the reading is sent.
         await presence.call(_join, self.channel_name, self.user_id)
-        await self._send_list(finished_changed=False)
+        await self._send_list(self.joined_at, finished_changed=False)
 
     async def beat(self) -> None:
         """Keep this page in the account's set of open pages."""
         await presence.call(_join, self.channel_name, self.user_id)
 
     async def sync(self) -> None:
-        await self._send_list(finished_changed=True)
+        await self._send_list(Shared.step(), finished_changed=True)
 
     async def left(self) -> None:
         if self.user_id is not None and self.joined:
@@ -83,10 +85,14 @@ class MyGamesConsumer(Socket):
         self.at = event["at"]
         await self.send(text_data=event["html"])
 
-    async def _send_list(self, *, finished_changed: bool):
-        html, at = await database_sync_to_async(my_games.render_ongoing)(
-            self.user_id, finished_changed=finished_changed
-        )
+    async def _send_list(self, since: int, *, finished_changed: bool):
+        def read():
+            return database_sync_to_async(my_games.render_ongoing)(
+                self.user_id, finished_changed=finished_changed
+            )
+
+        key = (self.user_id, finished_changed)
+        html, at = await snapshots.read(key, since, read)
         if at > self.at:
             self.at = at
             await self.send(text_data=html)

@@ -285,6 +285,14 @@ LOBBY_PUSH_EVERY = float(os.environ.get("BITSITE_LOBBY_PUSH", "0.25"))
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))
 SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))
+# Sockets without a session cookie, from one client address, on one server process
+# (addresses in RATE_LIMIT_EXEMPT are not counted); games/admission.py.
+SOCKETS_PER_ADDRESS = int(os.environ.get("BITSITE_SOCKETS_PER_ADDRESS", "100"))
+# Handshakes (a socket read, drawn and joined) one server process does at once, how many
+# may wait for a turn, and how many one client may have in progress or waiting.
+HANDSHAKES = int(os.environ.get("BITSITE_HANDSHAKES", "8"))
+HANDSHAKE_QUEUE = int(os.environ.get("BITSITE_HANDSHAKE_QUEUE", "200"))
+HANDSHAKES_PER_CLIENT = int(os.environ.get("BITSITE_HANDSHAKES_PER_CLIENT", "8"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

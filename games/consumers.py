@@ -1,20 +1,23 @@
 """The match websocket: a thin relay from the write path to each open page.
 
-Admitted like every socket of the site (games/sockets.py: rate limit, caps, groups,
+Admitted like every socket of the site (games/sockets.py: caps, rate limit, groups,
 heartbeat, close codes). What is its own: on connect (and on a ``{"type": "sync"}``
-frame) it reads the match and renders the whole board for this one viewer, so a page
-that slept, reconnected or missed a push is right again; a clock that ran out meanwhile
-is settled first, through the write path (``play.settle_time``), as any read of the
-match does. After that it only forwards: every committed change arrives from the live
-layer (games/live.py) with the board already rendered for each kind of viewer, and the
-socket sends the one for its kind, without touching the database. It holds no rules and
+frame) it reads the match and draws the whole board for its kind of viewer, once for
+every socket of the process that asks at the same time (``games.sockets.Shared``: a
+storm of sockets on one match costs one read and one render at a time), so a page that
+slept, reconnected or missed a push is right again; a clock that ran out meanwhile is
+settled first, through the write path (``play.settle_time``), as any read of the match
+does. After that it only forwards: every committed change arrives from the live layer
+(games/live.py) with the board already rendered for each kind of viewer, and the socket
+sends the one for its kind, without touching the database. It holds no rules and
 decides nothing the write path decided.
 
 Presence lives where it expires by itself (games/presence.py): a socket is a member of
 its browser's, its kind's and (a player's) its seat's sets while it is open, and
 refreshes them every heartbeat; a seat's first socket to open and last to close send one
 small update to every page of the match. Every CHECK seconds a socket also looks at who
-is connected, so a player whose server process died reads as gone within two heartbeats.
+is connected (read at most once a second per match and process, however many sockets
+look), so a player whose server process died reads as gone within two heartbeats.
 """
 
 from __future__ import annotations
@@ -27,19 +30,20 @@ from games import boards, play, presence
 from games.live import group_name, presence_changed
 from games.models import Match
 from games.rights import Viewer, viewer_from_session
-from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Socket
+from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket
+
+snapshots = Shared()  # the boards sockets read as they open or sync, by match and kind
 
 
 @dataclass
 class Opened:
-    """What a socket learns when it opens: its viewer, the seat whose presence it makes (one
-    player's socket in a friend's match), and its first board."""
+    """What a socket learns as it is admitted: its viewer, and the seat whose presence it
+    makes (one player's socket in a friend's match)."""
 
     viewer: Viewer
     mode: str
     seat: int | None
     was_online: bool
-    snapshot: Snapshot
 
 
 @dataclass
@@ -77,16 +81,10 @@ class MatchConsumer(Socket):
         return [group_name(self.public_id, self.seen.viewer.key)]
 
     async def opened(self) -> None:
+        # Read after the group is joined: a change committed after this read began comes
+        # as a push; one committed before is in it.
+        await self._send_snapshot(await self._shared_snapshot(self.joined_at))
         seen = self.seen
-        # A change that committed after the board was read, and whose push went out before
-        # this socket joined its group, would be missed: the newest version says so.
-        snapshot = seen.snapshot
-        newest = await presence.call(presence.pushed_version, self.public_id)
-        if newest is None:
-            newest = await self._version()
-        if newest is not None and newest > snapshot.version:
-            snapshot = await self._read_snapshot()
-        await self._send_snapshot(snapshot)
         if seen.seat is not None and not seen.was_online:
             presence_changed(self.public_id, seen.mode, seen.seat, True)
 
@@ -101,7 +99,7 @@ class MatchConsumer(Socket):
                 presence_changed(self.public_id, seen.mode, seen.seat, False)
 
     async def sync(self) -> None:
-        await self._send_snapshot(await self._read_snapshot())
+        await self._send_snapshot(await self._shared_snapshot(Shared.step()))
 
     # ---- pushes from the channel layer: forwarded, never rendered again -------------
 
@@ -127,18 +125,22 @@ class MatchConsumer(Socket):
         own = self.seen.viewer.seats if self.seen else frozenset()
         self.marks = {seat: online for seat, online in marks if seat not in own}
 
+    async def _shared_snapshot(self, since: int) -> Snapshot | None:
+        """This kind's board, read once for every socket that asks at the same time."""
+        key = (self.public_id, self.seen.viewer.key)
+        return await snapshots.read(key, since, self._read_snapshot)
+
     async def _send_snapshot(self, snapshot: Snapshot | None):
         if snapshot is None:  # the match was deleted
             await self.close(code=CLOSE_UNKNOWN)
             return
         self.version = snapshot.version
-        self.marks = dict(snapshot.marks)
+        self.marks = dict(snapshot.marks)  # a copy: the snapshot is shared
         await self.send(text_data=snapshot.html)
 
     @database_sync_to_async
     def _open(self) -> Opened | None:
-        """Read the match and this viewer, join the kind's (and seat's) sets, and draw the
-        first board."""
+        """Read the match and this viewer, and join the kind's (and seat's) sets."""
         match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
@@ -148,13 +150,7 @@ class MatchConsumer(Socket):
         seat = min(humans) if match.mode == Match.Mode.FRIEND and len(humans) == 1 else None
         was_online = seat is not None and seat in (presence.online_seats(self.public_id) or ())
         presence.settle(self.membership, self.public_id, kind=viewer.key, seat=seat)
-        return Opened(viewer, match.mode, seat, was_online, self._snapshot(match, viewer))
-
-    @database_sync_to_async
-    def _version(self) -> int | None:
-        return (
-            Match.objects.filter(public_id=self.public_id).values_list("version", flat=True).first()
-        )
+        return Opened(viewer, match.mode, seat, was_online)
 
     @database_sync_to_async
     def _read_snapshot(self) -> Snapshot | None:
@@ -187,7 +183,9 @@ class MatchConsumer(Socket):
             await presence.call(presence.refresh, self.membership)
         if not self.marks:
             return
-        online = await presence.call(presence.online_seats, self.public_id, tuple(self.marks))
+        online = await presence.call(
+            presence.online_seats_lately, self.public_id, tuple(self.marks)
+        )
         if online is None:
             return
         for seat, shown in list(self.marks.items()):

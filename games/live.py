@@ -90,7 +90,6 @@ class Push:
     def send(self) -> None:
         match = self.match
         match.pushed = {}
-        presence.set_version(match.public_id, match.version)
         try:
             online = self.seen.online or frozenset()
             marks = [[seat, seat in online] for seat in boards.presence_seats(match)]

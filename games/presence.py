@@ -22,11 +22,10 @@ Nothing here ever raises into a socket or a move: if Redis is unreachable, socke
 let in, presence reads as unknown, every kind of board is rendered, and Redis is left
 alone for a while (bitsite/redis_guard.py: the outage is logged once).
 
-A second cap, per process, counts one browser's sockets on all matches
-(``SOCKETS_PER_PROCESS`` per session), in this process's memory, before anything else.
-A browser without a session cookie holds no seat, so it can make no presence change:
-its sockets are spectators' and no cap counts them (connects are rate-limited like
-every other request).
+Before any of this, each process counts a client's sockets in its own memory
+(games/admission.py: a browser by its session, a cookie-less socket by its address). A
+browser without a session cookie holds no seat, so it can make no presence change: its
+sockets are spectators' and join no browser's set.
 """
 
 from __future__ import annotations
@@ -35,12 +34,10 @@ import hashlib
 import logging
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.cache import cache
 
 from bitsite import redis_guard
 
@@ -355,6 +352,25 @@ def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[i
     return snapshot(public_id, [], seats).online
 
 
+LATELY = 1.0  # seconds: how old a reading of ``online_seats_lately`` may be
+_lately: dict[tuple[str, tuple[int, ...]], tuple[float, frozenset[int] | None]] = {}
+
+
+def online_seats_lately(public_id: str, seats: tuple[int, ...]) -> frozenset[int] | None:
+    """``online_seats``, read at most once every LATELY seconds in this process for one
+    match, however many of its sockets ask (the heartbeats of its spectators' pages)."""
+    key = (public_id, seats)
+    now = time.monotonic()
+    known = _lately.get(key)
+    if known is not None and now - known[0] < LATELY:
+        return known[1]
+    online = online_seats(public_id, seats)
+    if len(_lately) > 10_000:
+        _lately.clear()  # old matches' readings: forgotten all at once, rarely
+    _lately[key] = (now, online)
+    return online
+
+
 @dataclass(frozen=True)
 class SeatsSeen:
     """What the sets said of a match's two seats at one moment (``seats_seen``): which had
@@ -437,53 +453,3 @@ async def call(function, *args, **kwargs):
     if isinstance(store(), LocalStore):
         return function(*args, **kwargs)
     return await sync_to_async(function, thread_sensitive=False)(*args, **kwargs)
-
-
-# ---- the newest version pushed (Django's cache) ----------------------------------------------
-
-VERSION_TTL = 24 * 3600
-
-
-def _version_key(public_id: str) -> str:
-    return f"version:{public_id}"
-
-
-def set_version(public_id: str, version: int) -> None:
-    """The newest version of a match that was pushed (before it is sent: a socket that
-    opens meanwhile compares it with the board it read)."""
-    if not _reachable():
-        return
-    try:
-        cache.set(_version_key(public_id), version, VERSION_TTL)
-    except Exception as error:
-        _failed("recording a version", error)
-
-
-def pushed_version(public_id: str) -> int | None:
-    """The newest version pushed, if the cache knows it."""
-    if not _reachable():
-        return None
-    try:
-        return cache.get(_version_key(public_id))
-    except Exception as error:
-        _failed("reading a version", error)
-        return None
-
-
-# ---- in this process's memory ----------------------------------------------------------------
-
-_open: Counter[str] = Counter()
-
-
-def admit(session_key: str) -> bool:
-    """Count one more socket of this session in this process, unless it has its share open."""
-    if _open[session_key] >= settings.SOCKETS_PER_PROCESS:
-        return False
-    _open[session_key] += 1
-    return True
-
-
-def leave(session_key: str) -> None:
-    _open[session_key] -= 1
-    if _open[session_key] <= 0:
-        del _open[session_key]

@@ -2,25 +2,35 @@
 
 Every page's socket (a match's, the lobby's, the watch page's, My games') is a
 ``Socket``. Its ``connect`` takes the same steps in the same order, each cheaper than
-the next, so that a storm of sockets costs as little as possible:
+the next, so that a storm of sockets costs the others as little as possible:
 
-1. the socket rate limit, per session and per address (games/limits.py): 4429;
-2. this browser's sockets in this server process, counted in memory before anything is
-   read (``presence.admit``): 4409;
-3. what the page's socket itself must check (``admit``: its cap in the presence sets,
+1. its client's sockets in this server process, counted in memory before anything is
+   read (games/admission.py: a browser by its session cookie, a cookie-less socket by
+   its address): 4409;
+2. a turn among the process's handshakes (``admission.gate``) for steps 3 to 5: at most
+   a few do their work at once, a browser's before a cookie-less one's; one client with
+   too many handshakes in progress, or a full line, is refused at once: 4503 (the page
+   tries again);
+3. the socket rate limit, per session and per address (games/limits.py): 4429;
+4. what the page's socket itself must check (``admit``: its cap in the presence sets,
    its match or its account), which may refuse with its own code;
-4. its channel layer groups (``groups_to_join``), each join bounded by the live layer's
+5. its channel layer groups (``groups_to_join``), each join bounded by the live layer's
    ``SEND_TIMEOUT`` (Channels' own ``groups`` are joined without a bound): a layer that
    does not answer is 4503 (the page tries again);
-5. accepted, then ``opened`` sends what the page shows first, and a heartbeat runs every
+6. accepted, the turn ends, then ``opened`` sends what the page shows first (read once
+   for every socket that asks at the same time: ``Shared``), and a heartbeat runs every
    ``heartbeat_every`` seconds (``beat``) until the socket closes.
 
 A page sends nothing but an occasional ``{"type": "sync"}`` (show me what is current:
-``sync``); anything else, or too much, closes the socket with a code that says why. On
-close every step is undone in reverse (``left``, then the groups). If the channel layer
-fails while the socket reads it, the layer hands it a ``layer.lost`` message
-(bitsite/layers.py) and the socket closes with 4503, so that the page comes back and
-reads what it shows again.
+``sync``), answered at most once every ``SYNC_EVERY`` seconds (more are answered
+together, once the time has come); anything else, or too much, closes the socket with a
+code that says why. On close every step is undone in reverse (``left``, then the
+groups), however the connection ended: closed by either side, reset, or the socket's
+task cancelled by the server (daphne kills a handshake that takes too long, and an
+application that does not end after its connection did): nothing of a socket, its
+presence or its heartbeat, outlives it. If the channel layer fails while the socket
+reads it, the layer hands it a ``layer.lost`` message (bitsite/layers.py) and the
+socket closes with 4503, so that the page comes back and reads what it shows again.
 
 A subclass keeps only what differs: its hooks, and the handlers of the messages its
 groups carry, which forward what the live layer drew; they decide nothing again.
@@ -30,19 +40,23 @@ Close codes (the page shows why):
     4400  a frame the server does not expect
     4403  not signed in (a page that needs an account)
     4404  no such match, or no such path
-    4409  too many pages of this match, or of bitsite, open in this browser
+    4409  too many pages of this match, or of bitsite, open in this browser (or, without
+          a cookie, from this address)
     4413  a frame larger than 1 KB
     4429  more than 20 frames in 10 seconds, or sockets opened faster than the rate limit
-    4503  the server cannot reach its channel layer (Redis): the page tries again later
+    4503  the server is busy or cannot reach its channel layer (Redis): the page tries
+          again later
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import time
 from collections import deque
+from dataclasses import dataclass
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -55,7 +69,7 @@ from django.contrib.auth import (
 )
 from django.utils.crypto import constant_time_compare
 
-from games import limits, presence
+from games import admission, limits, presence
 from games.live import SEND_TIMEOUT, publisher
 
 log = logging.getLogger(__name__)
@@ -70,6 +84,7 @@ CLOSE_TRY_LATER = 4503  # 1013 would say it, but autobahn lets a server send onl
 MAX_FRAME = 1024
 FLOOD_FRAMES = 20
 FLOOD_WINDOW = 10.0
+SYNC_EVERY = 1.0  # seconds: a page's syncs are answered at most this often
 
 
 def session_key(scope) -> str | None:
@@ -134,25 +149,54 @@ class Socket(AsyncWebsocketConsumer):
 
     # ---- the steps, in order ---------------------------------------------------------------
 
-    admitted = False  # counted in this process's share of its browser's sockets
+    client: admission.Client | None = None
+    admitted = False  # counted in this process's share of its client's sockets
     joined: tuple[str, ...] = ()  # the groups it joined
+    joined_at = 0  # when it had joined them (``Shared.step``)
     heartbeat_task: asyncio.Task | None = None
+    sync_task: asyncio.Task | None = None
+    synced_at = float("-inf")
+    ended = False  # every step undone (``let_go``)
+
+    async def __call__(self, scope, receive, send):
+        # However the socket ends (its task cancelled included: daphne cancels a handshake
+        # that took too long, or an application that outlived its connection), its steps
+        # are undone, so that no heartbeat or presence outlives it.
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.let_go()
 
     async def connect(self):
         self.frames: deque[float] = deque()
         self.session_key = session_key(self.scope)
+        client = admission.Client.of(self.session_key, (self.scope.get("client") or ("",))[0])
+        if not admission.admit(client):
+            await self.refuse(CLOSE_TOO_MANY)
+            return
+        self.client, self.admitted = client, True
+        if not await admission.gate.enter(client):
+            await self.refuse(CLOSE_TRY_LATER)
+            return
+        try:
+            welcome = await self.handshake()
+        finally:
+            admission.gate.leave(client)
+        if welcome and not self.ended:
+            # Out of the line: what the page shows first is read once for every socket
+            # that asks at the same time (``Shared``), however many there are.
+            await self.opened()
+            self.heartbeat_task = asyncio.create_task(self._heartbeat())
+
+    async def handshake(self) -> bool:
+        """The socket's own work, in its turn: True once it is accepted."""
         if await presence.call(limits.socket_over_limit, self.scope, self.session_key):
             await self.refuse(CLOSE_FLOOD)
-            return
-        if self.session_key:
-            self.admitted = presence.admit(self.session_key)
-            if not self.admitted:
-                await self.refuse(CLOSE_TOO_MANY)
-                return
+            return False
         refusal = await self.admit()
         if refusal is not None:
             await self.refuse(refusal)
-            return
+            return False
         for group in self.groups_to_join():
             try:
                 await asyncio.wait_for(
@@ -161,27 +205,53 @@ class Socket(AsyncWebsocketConsumer):
             except Exception as error:
                 publisher.lost(error)
                 await self.refuse(CLOSE_TRY_LATER)
-                return
+                return False
             self.joined = (*self.joined, group)
+        self.joined_at = Shared.step()
         publisher.answered()
         await self.accept()
-        await self.opened()
-        self.heartbeat_task = asyncio.create_task(self._heartbeat())
+        return True
 
     async def disconnect(self, code):
-        if self.heartbeat_task is not None:
-            self.heartbeat_task.cancel()
+        await self.let_go()
+
+    async def let_go(self):
+        """Undo every step, once: the heartbeat, the count, the page's own, the groups."""
+        if self.ended:
+            return
+        self.ended = True
+        for task in (self.heartbeat_task, self.sync_task):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
         if self.admitted:
-            presence.leave(self.session_key)
+            admission.release(self.client)
             self.admitted = False
-        await self.left()
-        for group in self.joined:
-            await self.leave_group(group)
-        self.joined = ()
+        try:
+            await self.left()
+        finally:
+            for group in self.joined:
+                await self.leave_group(group)
+            self.joined = ()
 
     async def receive(self, text_data=None, bytes_data=None):
-        if await self.asks_to_sync(text_data, bytes_data):
+        if not await self.asks_to_sync(text_data, bytes_data):
+            return
+        if self.sync_task is not None and not self.sync_task.done():
+            return  # a sync is already due: it answers this one too
+        wait = self.synced_at + SYNC_EVERY - time.monotonic()
+        if wait <= 0:
+            self.synced_at = time.monotonic()
             await self.sync()
+        else:
+            self.sync_task = asyncio.create_task(self._sync_later(wait))
+
+    async def _sync_later(self, wait: float):
+        await asyncio.sleep(wait)
+        self.synced_at = time.monotonic()
+        try:
+            await self.sync()
+        except Exception:
+            log.warning("%s sync failed", type(self).__name__, exc_info=True)
 
     async def refuse(self, code: int) -> None:
         """Accept and close at once, so that the page learns why (a refused handshake tells
@@ -240,6 +310,60 @@ class Socket(AsyncWebsocketConsumer):
                 raise
             except Exception:
                 log.warning("%s heartbeat failed; trying again", type(self).__name__, exc_info=True)
+
+
+@dataclass
+class _Read:
+    began: int  # the step it began at
+    task: asyncio.Task
+
+
+def _retrieved(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # read by whoever awaits it; never "never retrieved"
+
+
+class Shared:
+    """What a page's socket shows first (and on a sync), read once for every socket of
+    this process that asks at the same time.
+
+    A socket joins its groups first and reads second, so that a change committed after
+    the read comes as a push; so it may take any read that *began after it had joined*
+    (``Socket.joined_at``: a step of one counter): whatever committed before that read
+    began is in it. At most one read runs for a key; a socket that joined after it
+    began waits for it to end, and every socket waiting then shares the next one. A
+    storm of sockets on one page costs one read and one render at a time, however many
+    ask. The read runs as a task of its own: a socket cancelled meanwhile cancels
+    nobody's read."""
+
+    _steps = itertools.count(1)
+
+    def __init__(self):
+        self.reads: dict[object, _Read] = {}
+
+    @classmethod
+    def step(cls) -> int:
+        return next(cls._steps)
+
+    async def read(self, key, joined_at: int, fetch):
+        """``fetch()``'s result (a coroutine function), from a read that began after
+        ``joined_at``."""
+        while True:
+            current = self.reads.get(key)
+            if current is not None and current.began > joined_at:
+                return await asyncio.shield(current.task)
+            if current is not None and not current.task.done():
+                await asyncio.wait([current.task])  # began too early for this socket
+                continue
+            task = asyncio.ensure_future(fetch())
+            task.add_done_callback(_retrieved)
+            read = self.reads[key] = _Read(self.step(), task)
+            task.add_done_callback(lambda _, key=key, read=read: self._ended(key, read))
+            return await asyncio.shield(task)
+
+    def _ended(self, key, read: _Read) -> None:
+        if self.reads.get(key) is read:
+            del self.reads[key]
 
 
 class NoSuchPath(AsyncWebsocketConsumer):

@@ -6,14 +6,15 @@ the presence sets like a match's sockets (at most SOCKETS_PER_MATCH lobby pages,
 many watch pages, per browser: 4409). Each socket is also a member of its page's set, so
 that nothing is drawn for the watch page while nobody has it open.
 
-On connect (and on a ``{"type": "sync"}`` frame) a socket reads its list and draws it for
-its viewer (the creator of a challenge sees "Withdraw" on it: lobby.challenges.Challenger
-says who owns what), as a match socket reads its board. After that it only forwards:
-changes arrive drawn once, in batches (lobby/live.py), and the socket picks the part of
-each meant for its viewer, drops what its page already shows or no longer shows (it
-remembers the rows and cards it sent: a row added twice, or removed before it was shown,
-is never sent), and sends the rest as one frame. It reads no database and draws nothing
-on a push.
+On connect (and on a ``{"type": "sync"}`` frame) a socket reads its list and draws it
+for its viewer, once for every socket of the process that asks at the same time (the
+watch page's is everybody's; the lobby's, each browser's: ``games.sockets.Shared``; the
+creator of a challenge sees "Withdraw" on it: lobby.challenges.Challenger says who owns
+what), as a match socket reads its board. After that it only forwards: changes arrive
+drawn once, in batches (lobby/live.py), and the socket picks the part of each meant for
+its viewer, drops what its page already shows or no longer shows (it remembers the rows
+and cards it sent: a row added twice, or removed before it was shown, is never sent),
+and sends the rest as one frame. It reads no database and draws nothing on a push.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
 from games import presence
-from games.sockets import CLOSE_TOO_MANY, Socket, signed_in_user_id
+from games.sockets import CLOSE_TOO_MANY, Shared, Socket, signed_in_user_id
 from lobby import live
 from lobby.challenges import Challenger
 
 GONE_KEPT = 1000  # ids a socket remembers as gone (a removal that overtook its row)
+
+# The lists sockets read as they open or sync: the watch page's, and the lobby's for each
+# browser (a cookie-less socket's is everybody's), read once for all that ask at once.
+snapshots = Shared()
 
 
 class _Gone(OrderedDict):
@@ -65,12 +70,12 @@ class PageConsumer(Socket):
     async def opened(self) -> None:
         # Joined first, read second: a change that commits meanwhile is in the snapshot or
         # comes as a push (which the socket drops if its page shows it already).
-        await self.send(text_data=await self._snapshot())
+        await self.send(text_data=await self._snapshot(self.joined_at))
         live.sweeper.opened()
         self.counted = True
 
     async def sync(self) -> None:
-        await self.send(text_data=await self._snapshot())
+        await self.send(text_data=await self._snapshot(Shared.step()))
 
     async def beat(self) -> None:
         await presence.call(presence.refresh, self.membership)
@@ -82,7 +87,8 @@ class PageConsumer(Socket):
         if self.membership is not None:
             await presence.call(presence.depart, self.membership)
 
-    async def _snapshot(self) -> str:
+    async def _snapshot(self, since: int) -> str:
+        """The page's list, from a read that began after ``since`` (``Shared``)."""
         raise NotImplementedError
 
 
@@ -92,8 +98,11 @@ class LobbyConsumer(PageConsumer):
     group = live.LOBBY_GROUP
     page = live.LOBBY_PAGE
 
-    async def _snapshot(self) -> str:
-        html, self.shown, self.viewer = await self._read()
+    async def _snapshot(self, since: int) -> str:
+        html, shown, self.viewer = await snapshots.read(
+            ("lobby", self.session_key), since, self._read
+        )
+        self.shown = set(shown)  # a copy: the read is shared
         return html
 
     @database_sync_to_async
@@ -130,8 +139,9 @@ class WatchConsumer(PageConsumer):
     group = live.WATCH_GROUP
     page = live.WATCH_PAGE
 
-    async def _snapshot(self) -> str:
-        html, self.versions = await self._read()
+    async def _snapshot(self, since: int) -> str:
+        html, versions = await snapshots.read("watch", since, self._read)
+        self.versions = dict(versions)  # a copy: the read is shared
         return html
 
     @database_sync_to_async

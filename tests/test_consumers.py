@@ -24,11 +24,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 def fresh_presence():
     """Each test starts with no sockets counted in this process. (The cache is not cleared:
     with REDIS_URL it is a shared Redis, and every test's match has ids of its own.)"""
-    from games import presence
+    from games import admission
 
-    presence._open.clear()
+    admission.reset()
     yield
-    presence._open.clear()
+    admission.reset()
 
 
 @database_sync_to_async
@@ -554,7 +554,9 @@ async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, s
         # Redis, can repeat it under load); never a board, never one per page.
         extra = []
         while not await opponent.receive_nothing(timeout=0.3):
-            extra.append(await opponent.receive_from())
+            out = await opponent.receive_output()
+            assert out["type"] == "websocket.send", out
+            extra.append(out["text"])
         assert extra in ([], [update]), extra
         for tab in tabs:
             assert await tab.receive_nothing(timeout=0.01)

@@ -112,10 +112,10 @@ def test_when_the_cache_cannot_count_nothing_is_limited():
 @pytest.mark.asyncio
 async def test_sockets_opened_past_the_limit_are_closed_with_4429(settings):
     from bitsite.asgi import application
-    from games import presence
+    from games import admission
 
     settings.RATE_LIMITS = rates(socket=("100/m", "3/m"))
-    presence._open.clear()
+    admission.reset()
     match, _, _ = await database_sync_to_async(make_match)("bit-flip")
     address = an_address()
     outputs = []

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 
 from bitsite.asgi import application
-from games import play, presence
+from games import admission, play
 from games.models import Match, new_secret
 from lobby import live
 from tests.factories import actor, make_match, until
@@ -26,9 +26,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 @pytest.fixture(autouse=True)
 def fresh_presence():
-    presence._open.clear()
+    admission.reset()
     yield
-    presence._open.clear()
+    admission.reset()
 
 
 @pytest.fixture(autouse=True)

@@ -24,11 +24,11 @@ PATH = "/ws/me/games/"
 
 @pytest.fixture(autouse=True)
 def fresh_presence():
-    from games import presence
+    from games import admission
 
-    presence._open.clear()
+    admission.reset()
     yield
-    presence._open.clear()
+    admission.reset()
 
 
 @database_sync_to_async

@@ -16,11 +16,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 @pytest.fixture(autouse=True)
 def fresh_presence():
-    from games import presence
+    from games import admission
 
-    presence._open.clear()
+    admission.reset()
     yield
-    presence._open.clear()
+    admission.reset()
 
 
 def notes(html: str) -> str:
