@@ -3,7 +3,8 @@
 A browser holds its seats by the secret in its session (``session["token"]``). On every
 sign-in (the site's, the sign-up's and the admin's: Django's ``user_logged_in``), the
 seats held by that secret are re-keyed to the account's secret and given to the account
-(games.play.claim_seats: never a seat that already has an account), and the account's
+(games.play.claim_seats: never a seat that already has an account, nor one of a friend's
+match whose other seat is the account's, which the page then names), and the account's
 secret goes into the session. So every device signed into an account holds the same
 seats, with no other change to how seats are checked. Signing out flushes the session:
 the browser holds nothing any more.
@@ -15,6 +16,7 @@ which account its secret belongs to, so a request costs nothing more once it is 
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import SESSION_KEY
 from django.db import IntegrityError
 
@@ -43,19 +45,39 @@ def profile_of(user) -> Profile:
     return profile
 
 
-def take_seats(session, user) -> int:
+def take_seats(session, user) -> play.Claimed:
     """The seats this session's browser holds become ``user``'s, and the session holds the
-    account's secret from now on. Returns how many seats were claimed."""
+    account's secret from now on. Returns what was claimed, and what was left: a seat of a
+    friend's match whose other seat is the account's (games.play.claim_seats)."""
     profile = profile_of(user)
     held = session.get("token")
-    claimed = 0
+    claimed = play.Claimed()
     if held and held != profile.token:
         claimed = play.claim_seats(held, account_token=profile.token, user=user)
-        if claimed:
+        if claimed.seats:
             live.seats_claimed(user.pk)
     session["token"] = profile.token
     session[ACCOUNT_KEY] = user._meta.pk.value_to_string(user)
     return claimed
+
+
+def left_behind(claimed: play.Claimed, user) -> str:
+    """What the player reads when signing in left a seat behind (empty when none was)."""
+    if not claimed.left:
+        return ""
+    name = user.get_username()
+    named = ", ".join(f"{m.rules.title} {m.get_absolute_url()}" for m in claimed.left[:5])
+    return (
+        f"{name} already holds the other seat of {named}: one account never plays both "
+        f"sides of a match, so this browser's seat there was not moved to {name}, and this "
+        "browser no longer holds it."
+    )
+
+
+def _tell(request, claimed: play.Claimed, user) -> None:
+    message = left_behind(claimed, user)
+    if message:
+        messages.warning(request, message, fail_silently=True)
 
 
 def on_login(sender, request, user, **kwargs):
@@ -63,7 +85,7 @@ def on_login(sender, request, user, **kwargs):
     keeps an anonymous session's data through a sign-in, and starts an empty one when
     another account was signed in)."""
     if request is not None and hasattr(request, "session"):
-        take_seats(request.session, user)
+        _tell(request, take_seats(request.session, user), user)
 
 
 class AccountTokenMiddleware:
@@ -86,7 +108,7 @@ class AccountTokenMiddleware:
             if session.get(ACCOUNT_KEY) != signed_in:
                 user = request.user  # checks the session's password hash
                 if user.is_authenticated:
-                    take_seats(session, user)
+                    _tell(request, take_seats(session, user), user)
             elif request.method not in SAFE_METHODS:
                 request.user.is_authenticated  # noqa: B018  (a stale session is flushed)
         return self.get_response(request)

@@ -34,16 +34,6 @@ DESCRIBED_PLIES = 300
 WORDS_KEPT = 50_000  # moves' words in memory, least recently used dropped first
 
 
-def session_token(session) -> str:
-    """This browser's secret (192 random bits), made on first use. Never in a URL."""
-    from games.models import new_secret
-
-    token = session.get("token")
-    if not token:
-        token = session["token"] = new_secret()
-    return token
-
-
 @dataclass(frozen=True)
 class Scene:
     """What every viewer of one version of a match shares: read and drawn once, then put

@@ -31,7 +31,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games import clock, live, presence, rights, signals
@@ -452,25 +452,57 @@ def expire_challenge(public_id: str, *, due: Callable[[Match], bool]) -> Match |
     return _write(change)
 
 
-def claim_seats(token: str, *, account_token: str, user) -> int:
+@dataclass(frozen=True)
+class Claimed:
+    """What signing in took: how many seats became the account's, and the matches whose
+    seat it left where it was (the account holds the other seat: ``claim_seats``)."""
+
+    seats: int = 0
+    left: tuple[Match, ...] = ()
+
+
+def claim_seats(token: str, *, account_token: str, user) -> Claimed:
     """Signing in: the seats this browser holds by its anonymous secret ``token`` become
     ``user``'s, held from now on by the account's secret (on every device it signs in on).
-    A seat that already belongs to an account is never taken over. Returns how many."""
+    A seat that already belongs to an account is never taken over.
+
+    One account never holds both seats of a friend's match: a seat of one whose other
+    seat the account already holds (this browser joined the account's own match, or the
+    account joined this browser's) is left as it is, held by the anonymous secret, which
+    the browser gives up for the account's: nobody holds it any more, and the account's
+    seat plays on (resign, or claim the game once that side has been away). Those matches
+    are in ``Claimed.left``, for the page to say so. On one device the two seats are one
+    player's: both are claimed."""
     old, new = hash_secret(token), hash_secret(account_token)
     if old == new:
-        return 0
+        return Claimed()
 
-    def change() -> int:
-        claimed = 0
-        for seat in (1, 2):
-            held = Match.objects.filter(
-                **{f"seat{seat}_secret": old, f"seat{seat}_user__isnull": True}
-            )
-            claimed += held.update(
-                **{f"seat{seat}_secret": new, f"seat{seat}_user": user},
-                version=F("version") + 1,
-            )
-        return claimed
+    def change() -> Claimed:
+        held = Match.objects.select_for_update().filter(
+            Q(seat1_secret=old, seat1_user__isnull=True)
+            | Q(seat2_secret=old, seat2_user__isnull=True)
+        )
+        claimed, left = 0, []
+        for match in held.order_by("pk"):  # locked, and read as they are now
+            seats = [
+                seat
+                for seat in (1, 2)
+                if match.seat_secret_hash(seat) == old and match.seat_user_id(seat) is None
+            ]
+            if match.mode == Match.Mode.FRIEND and any(
+                match.seat_user_id(3 - seat) == user.pk or match.seat_secret_hash(3 - seat) == new
+                for seat in seats
+            ):
+                left.append(match)  # the account holds the other seat
+                continue
+            changes = {
+                f"seat{seat}_{part}": value
+                for seat in seats
+                for part, value in (("secret", new), ("user", user))
+            }
+            Match.objects.filter(pk=match.pk).update(**changes, version=F("version") + 1)
+            claimed += len(seats)
+        return Claimed(claimed, tuple(left))
 
     return _write(change)
 

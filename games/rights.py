@@ -201,13 +201,30 @@ def resign_refusal(match: Match, seats) -> Refused | None:
     return None
 
 
+def one_player_both_sides(match: Match) -> bool:
+    """A friend's match whose two seats are one account's, or one browser's: never made
+    now (``join_refusal``, and signing in claims no such seat: games.play.claim_seats),
+    but a match from before may be one."""
+    if match.mode != Match.Mode.FRIEND:
+        return False
+    one_account = match.seat1_user_id is not None and match.seat1_user_id == match.seat2_user_id
+    return one_account or (bool(match.seat1_secret) and match.seat1_secret == match.seat2_secret)
+
+
 def rematch_refusal(match: Match, seats) -> Refused | None:
+    """A rematch copies the seats: never of a friend's match that one player held both
+    seats of."""
     if match.status != Match.Status.FINISHED:
         return NotOver()
     if not human_seats(match, seats):
         return NotAPlayer("Only the players can start a rematch.")
     if match.ending == Match.Ending.CANCELLED:
         return Cancelled()
+    if one_player_both_sides(match):
+        return OwnMatch(
+            "You held both seats of this match: a rematch would pair you with yourself. "
+            "Start a new match and share its link."
+        )
     return None
 
 

@@ -18,7 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import limits, play
-from games.boards import board_context, render_board, render_notice, session_token
+from games.boards import board_context, render_board, render_notice
+from games.browsers import seat_token
 from games.forms import NewMatchForm
 from games.http import refusal_status, see_other
 from games.models import Match
@@ -189,7 +190,7 @@ def _create_match(request, game):
         return too_fast(request)
     match = play.create_match(
         game.slug,
-        token=session_token(request.session),
+        token=seat_token(request),
         options=data["options"],
         mode=data["opponent"],
         first=data["first"],
@@ -213,7 +214,7 @@ def join(request, public_id):
     try:
         play.join(
             public_id,
-            token=session_token(request.session),
+            token=seat_token(request),
             name=_name_or_account(request, request.POST.get("name", "")),
             user=_account(request),
         )

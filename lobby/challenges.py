@@ -17,11 +17,13 @@ Redis must not hold every other write with it.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils import timezone
 
 from games import play, presence
@@ -171,13 +173,48 @@ def compatible(match: Match, standard: dict) -> bool:
     return match.options == standard and not match.clock and not match.rated
 
 
-def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tuple[Match, bool]:
+class Pairing(enum.Enum):
+    """What a press of "Play anyone" did."""
+
+    TOOK = "took"  # took someone's open challenge: the browser holds its second seat
+    OPENED = "opened"  # opened a challenge of its own
+    WAITING = "waiting"  # kept the browser's own open challenge (nobody else's is open)
+    PLAYING = "playing"  # the browser's quick match of this game is still being played
+
+
+def _playing(me: Challenger, game_slug: str, standard: dict) -> Match | None:
+    """This browser's (or account's) match of the lobby that "Play anyone" could have
+    given it and that is being played, the newest: where pressing again takes it back."""
+    mine = Q(pk__in=[])
+    if me.secret_hash is not None:
+        mine |= Q(seat1_secret=me.secret_hash) | Q(seat2_secret=me.secret_hash)
+    if me.user_id is not None:
+        mine |= Q(seat1_user_id=me.user_id) | Q(seat2_user_id=me.user_id)
+    found = Match.objects.filter(
+        mine,
+        game=game_slug,
+        status=Match.Status.PLAYING,
+        mode=Match.Mode.FRIEND,
+        listed=True,
+        clock="",
+        rated=False,
+    ).order_by("-started_at", "-pk")
+    return next((match for match in found if compatible(match, standard)), None)
+
+
+def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tuple[Match, Pairing]:
     """Quick pairing: take the oldest compatible open challenge that isn't this browser's,
     else open one with the standard options (or keep this browser's own, if it has one
-    open). Returns the match and whether it was taken (True) or is waiting (False).
+    open). Returns the match and what was done.
+
+    Idempotent per browser: while this browser (its secret, or its account on any device)
+    plays a match of this game that "Play anyone" could have given it, pressing again
+    gives that match (PLAYING), never a second seat; its own open challenge is kept
+    (WAITING) unless someone else's is open too, which it then takes, withdrawing its own.
 
     One step of the write path, with the game's listings locked: of two people pressing
-    at once, the second finds the first's challenge."""
+    at once, the second finds the first's challenge; of two presses of one browser (or
+    account), the second finds the first's result."""
     game = get_game(game_slug)
     standard = game.options_of(game.start())
     me = Challenger.of(token, user.pk if user is not None else None)
@@ -187,8 +224,11 @@ def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tup
     before = list(_waiting().filter(game=game.slug)[: SHOWN * 2])
     gone = dict(zip((m.public_id for m in before), creator_gone_for(before), strict=True))
 
-    def change() -> tuple[Match, bool]:
+    def change() -> tuple[Match, Pairing]:
         play.lock_listings(game.slug)
+        playing = _playing(me, game.slug, standard)
+        if playing is not None:
+            return playing, Pairing.PLAYING
         candidates = [
             m for m in open_challenges(game=game.slug, gone=gone) if compatible(m, standard)
         ]
@@ -202,12 +242,12 @@ def play_anyone(game_slug: str, *, token: str, user=None, name: str = "") -> tup
                 continue
             for left in own:  # playing now: this browser's own challenge closes
                 play.withdraw_challenge(left.public_id, by=play.Actor(token=token))
-            return taken, True
+            return taken, Pairing.TOOK
         if own:
-            return own[0], False
+            return own[0], Pairing.WAITING
         opened = play.create_match(
             game.slug, token=token, first="random", name=name, user=user, listed=True
         )
-        return opened, False
+        return opened, Pairing.OPENED
 
     return play.write(change)

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import play, rights
-from games.boards import session_token
+from games.browsers import seat_token
 from games.http import refusal_status, see_other
 from games.models import Match
 from games.rights import Refused
@@ -87,9 +87,7 @@ def _listed_or_404(public_id: str) -> Match:
 def accept(request, public_id):
     """Take the second seat of an open challenge: the share link's join."""
     try:
-        match = challenges.accept(
-            public_id, token=session_token(request.session), user=_user(request)
-        )
+        match = challenges.accept(public_id, token=seat_token(request), user=_user(request))
     except rights.NoSuchMatch:
         raise Http404("There is no such challenge.") from None
     except Refused as refusal:
@@ -114,13 +112,21 @@ def withdraw(request, public_id):
 @require_POST
 @limited("lobby")
 def play_anyone(request, game):
-    """Quick pairing: the oldest compatible open challenge, else a new one."""
-    match, taken = challenges.play_anyone(
-        game.slug, token=session_token(request.session), user=_user(request)
+    """Quick pairing: the oldest compatible open challenge, else a new one; pressed again
+    (a double click, another tab or device of the account), the same answer."""
+    match, pairing = challenges.play_anyone(
+        game.slug, token=seat_token(request), user=_user(request)
     )
-    if taken:
+    if pairing == challenges.Pairing.TOOK:
         player = match.player_name(match.player_of_seat(2))
         return _landed(request, match, f"You accepted an open challenge: you are {player}.")
+    if pairing == challenges.Pairing.PLAYING:
+        return _landed(
+            request,
+            match,
+            f"You are already playing {game.title} from the lobby: here is your match. "
+            "Finish it (or resign) to be paired again.",
+        )
     return _landed(
         request,
         match,

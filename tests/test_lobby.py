@@ -9,6 +9,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -412,11 +413,318 @@ def test_two_players_pressing_play_anyone_at_once_are_paired(attempt):
     for thread in threads:
         thread.join(timeout=60)
     assert errors == []
-    assert sorted(taken for _, taken in results) == [False, True]
+    assert sorted(pairing.value for _, pairing in results) == ["opened", "took"]
     assert Match.objects.count() == 1
     match = Match.objects.get()
     assert match.status == Match.Status.PLAYING
     assert match.seats_for(["presser-0-x"]) | match.seats_for(["presser-1-x"]) == {1, 2}
+
+
+# ---- "Play anyone" pressed twice: one seat per browser -------------------------------------
+
+
+def two_open_challenges(game="last-digit-standing") -> list[Match]:
+    """Two compatible challenges of other browsers, the oldest first."""
+    first, _ = listed(game, name="Cy")
+    second, _ = listed(game, name="Di")
+    made_ago(first, 20)
+    made_ago(second, 10)
+    return [first, second]
+
+
+def held_by(token: str) -> list[tuple[str, set[int]]]:
+    """The matches in which the browser holding ``token`` has a seat, with its seats."""
+    return [
+        (match.public_id, match.seats_for([token]))
+        for match in Match.objects.order_by("pk")
+        if match.seats_for([token])
+    ]
+
+
+def test_play_anyone_pressed_again_gives_the_match_it_took_not_a_second_one():
+    """D8: a returning player pressing twice ended in two matches."""
+    first, second = two_open_challenges()
+    token = new_secret()
+    ada = client_with_token(token)
+    response = ada.post("/games/last-digit-standing/play-anyone")
+    assert response["Location"] == f"/m/{first.public_id}/"
+    again = ada.post("/games/last-digit-standing/play-anyone")
+    assert again.status_code == 303 and again["Location"] == f"/m/{first.public_id}/"
+    page = ada.get(again["Location"]).content.decode()
+    assert "You are already playing Last Digit Standing from the lobby" in page
+    assert held_by(token) == [(first.public_id, {2})]
+    second.refresh_from_db()
+    assert second.status == Match.Status.WAITING and rows(home()) == [second.public_id]
+    # With htmx too; and once the match is over, a press pairs anew.
+    assert ada.post("/games/last-digit-standing/play-anyone", **HTMX)["HX-Redirect"] == (
+        f"/m/{first.public_id}/"
+    )
+    play.resign(first.public_id, by=play.Actor(token=token))
+    assert ada.post("/games/last-digit-standing/play-anyone")["Location"] == (
+        f"/m/{second.public_id}/"
+    )
+    # Another game is another pairing.
+    assert ada.post("/games/bit-flip/play-anyone")["Location"] not in {
+        f"/m/{first.public_id}/",
+        f"/m/{second.public_id}/",
+    }
+
+
+def test_play_anyone_on_another_device_of_the_account_gives_the_same_match():
+    from tests.accounts.helpers import account, sign_in, token_of
+
+    user = account("ada")
+    laptop, phone = Client(), Client()
+    sign_in(laptop, "ada")
+    sign_in(phone, "ada")
+    first, second = two_open_challenges()
+    assert laptop.post("/games/last-digit-standing/play-anyone")["Location"] == (
+        f"/m/{first.public_id}/"
+    )
+    assert phone.post("/games/last-digit-standing/play-anyone")["Location"] == (
+        f"/m/{first.public_id}/"
+    )
+    assert held_by(token_of(user)) == [(first.public_id, {2})]
+    # A seat the account holds by the account alone (its secret changed since) counts too.
+    Match.objects.filter(pk=first.pk).update(seat2_secret="0" * 64)
+    assert phone.post("/games/last-digit-standing/play-anyone")["Location"] == (
+        f"/m/{first.public_id}/"
+    )
+    assert Match.objects.get(pk=second.pk).status == Match.Status.WAITING
+
+
+def test_an_account_is_never_paired_with_its_own_challenge_from_another_device():
+    from tests.accounts.helpers import account, sign_in
+
+    account("ada")
+    laptop, phone = Client(), Client()
+    sign_in(laptop, "ada")
+    sign_in(phone, "ada")
+    opened = laptop.post("/games/bit-flip/play-anyone")["Location"]
+    assert phone.post("/games/bit-flip/play-anyone")["Location"] == opened
+    match = Match.objects.get()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+
+
+def first_visit(csrf: str) -> Client:
+    """A browser's first request: no session yet, only the CSRF cookie that the page
+    with the form set (the test client checks no CSRF token, but carries the cookie)."""
+    client = Client()
+    client.cookies[settings.CSRF_COOKIE_NAME] = csrf
+    return client
+
+
+def session_token_of(response) -> str | None:
+    """The seat secret in the session whose cookie ``response`` set."""
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    cookie = response.cookies.get(settings.SESSION_COOKIE_NAME)
+    return SessionStore(session_key=cookie.value).get("token") if cookie else None
+
+
+def a_csrf_cookie() -> str:
+    import secrets
+
+    return secrets.token_hex(16)
+
+
+def test_a_first_visitors_second_press_before_the_first_answer_is_the_same_browser():
+    """D8: the second press of a first-time visitor left before the first one's answer
+    set the session cookie: it made a session of its own, took the first press's
+    challenge (the browser paired with itself), and the browser kept one of the two."""
+    csrf = a_csrf_cookie()
+    one, two = first_visit(csrf), first_visit(csrf)
+    first = one.post("/games/bit-flip/play-anyone")
+    second = two.post("/games/bit-flip/play-anyone")
+    assert first["Location"] == second["Location"]
+    match = Match.objects.get()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+    # Whichever cookie the browser keeps, its session holds the challenge's seat.
+    for response in (first, second):
+        assert match.seats_for([session_token_of(response)]) == {1}
+    # Another browser (another CSRF cookie) is someone else: it takes the challenge.
+    other = first_visit(a_csrf_cookie()).post("/games/bit-flip/play-anyone")
+    assert other["Location"] == first["Location"]
+    match.refresh_from_db()
+    assert match.status == Match.Status.PLAYING
+    assert match.seats_for([session_token_of(other)]) == {2}
+
+
+def test_a_first_visitors_session_is_saved_before_the_seat_is_written(monkeypatch):
+    """The seat's secret is in a saved session before the write path writes the seat."""
+    from django.contrib.sessions.backends.cached_db import SessionStore
+    from django.contrib.sessions.models import Session
+
+    seen = []
+    real = challenges.play_anyone
+
+    def spy(game_slug, *, token, **kwargs):
+        saved = [
+            SessionStore(session_key=key).get("token")
+            for key in Session.objects.values_list("session_key", flat=True)
+        ]
+        seen.append(token in saved)
+        return real(game_slug, token=token, **kwargs)
+
+    monkeypatch.setattr(challenges, "play_anyone", spy)
+    response = first_visit(a_csrf_cookie()).post("/games/bit-flip/play-anyone")
+    assert response.status_code == 303 and seen == [True]
+
+
+def _press_at_once(clients: list[Client], path: str) -> list:
+    """Each client presses ``path`` at the same instant (threads)."""
+    barrier, results = threading.Barrier(len(clients)), []
+
+    def press(client):
+        try:
+            barrier.wait()
+            results.append(client.post(path))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=press, args=(client,)) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(3))
+def test_one_browser_pressing_play_anyone_twice_at_once_takes_one_seat(attempt):
+    """Two presses racing from one browser, with two open challenges to take: one match."""
+    first, second = two_open_challenges()
+    token = new_secret()
+    results = _press_at_once(
+        [client_with_token(token), client_with_token(token)],
+        "/games/last-digit-standing/play-anyone",
+    )
+    assert [r.status_code for r in results] == [303, 303]
+    assert {r["Location"] for r in results} == {f"/m/{first.public_id}/"}
+    assert held_by(token) == [(first.public_id, {2})]
+    assert Match.objects.get(pk=second.pk).status == Match.Status.WAITING
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_first_visitor_pressing_play_anyone_twice_at_once_is_one_browser(attempt):
+    """Two first presses racing, each without a session: one challenge, never taken by
+    the browser itself, held by both sessions."""
+    csrf = a_csrf_cookie()
+    results = _press_at_once([first_visit(csrf), first_visit(csrf)], "/games/bit-flip/play-anyone")
+    assert [r.status_code for r in results] == [303, 303]
+    match = Match.objects.get()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+    assert {r["Location"] for r in results} == {f"/m/{match.public_id}/"}
+    for response in results:
+        assert match.seats_for([session_token_of(response)]) == {1}
+
+
+def _post_at_once(url: str, path: str, cookies: dict[str, str], body: dict, times: int) -> list:
+    """``times`` POSTs of one browser (the same cookies) at the same instant, against a
+    real server; each answer's status, Location and cookies set."""
+    import http.client
+    from http.cookies import SimpleCookie
+    from urllib.parse import urlencode, urlsplit
+
+    host = urlsplit(url)
+    barrier, answers = threading.Barrier(times), []
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()),
+    }
+
+    def post():
+        http_connection = http.client.HTTPConnection(host.hostname, host.port, timeout=60)
+        try:
+            barrier.wait()
+            http_connection.request("POST", path, urlencode(body), headers)
+            response = http_connection.getresponse()
+            response.read()
+            jar = SimpleCookie()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                jar.load(header)
+            answers.append(
+                (
+                    response.status,
+                    response.headers["Location"],
+                    {k: v.value for k, v in jar.items()},
+                )
+            )
+        finally:
+            http_connection.close()
+
+    threads = [threading.Thread(target=post) for _ in range(times)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=90)
+    return answers
+
+
+def _a_page_with_its_form(url: str) -> tuple[str, str]:
+    """The lobby as a first-time visitor gets it: its CSRF cookie and the form's token
+    (and no session)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + "/", timeout=30) as response:
+        cookies = " ".join(response.headers.get_all("Set-Cookie") or [])
+        page = response.read().decode()
+    assert settings.SESSION_COOKIE_NAME not in cookies  # a visit makes no session
+    cookie = re.search(rf"{settings.CSRF_COOKIE_NAME}=([^;]+)", cookies).group(1)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    return cookie, token
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_first_visitors_double_press_against_a_real_server_holds_one_seat(
+    live_server_url, attempt
+):
+    """D8 through daphne (SQLite, or PostgreSQL and Redis in the services run): the
+    presses of a first-time visitor racing, each without a session cookie."""
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    csrf, form_token = _a_page_with_its_form(live_server_url)
+    answers = _post_at_once(
+        live_server_url,
+        "/games/bit-flip/play-anyone",
+        {settings.CSRF_COOKIE_NAME: csrf},
+        {"csrfmiddlewaretoken": form_token},
+        times=3,
+    )
+    match = Match.objects.get()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+    assert [(status, where) for status, where, _ in answers] == [
+        (303, f"/m/{match.public_id}/")
+    ] * 3
+    for _, _, cookies in answers:  # whichever the browser keeps holds the seat
+        session = SessionStore(session_key=cookies[settings.SESSION_COOKIE_NAME])
+        assert match.seats_for([session.get("token")]) == {1}
+
+
+def test_a_returning_players_double_press_against_a_real_server_takes_one_match(live_server_url):
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    first, second = two_open_challenges()
+    token = new_secret()
+    session = SessionStore()
+    session["token"] = token
+    session.save()
+    csrf, form_token = _a_page_with_its_form(live_server_url)
+    cookies = {settings.CSRF_COOKIE_NAME: csrf, settings.SESSION_COOKIE_NAME: session.session_key}
+    answers = _post_at_once(
+        live_server_url,
+        "/games/last-digit-standing/play-anyone",
+        cookies,
+        {"csrfmiddlewaretoken": form_token},
+        times=3,
+    )
+    assert [(status, where) for status, where, _ in answers] == [
+        (303, f"/m/{first.public_id}/")
+    ] * 3
+    assert held_by(token) == [(first.public_id, {2})]
+    assert Match.objects.get(pk=second.pk).status == Match.Status.WAITING
 
 
 # ---- the watch page -----------------------------------------------------------------------

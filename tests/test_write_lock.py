@@ -71,7 +71,7 @@ def test_accepting_and_sweeping_challenges_read_presence_before_their_writes(rea
 
 def test_play_anyone_reads_presence_before_its_write(reads):
     waiting, first = challenges.play_anyone("bit-flip", token=new_secret())
-    assert not first
+    assert first == challenges.Pairing.OPENED
     taken, paired = challenges.play_anyone("bit-flip", token=new_secret())
-    assert paired and taken.pk == waiting.pk
+    assert paired == challenges.Pairing.TOOK and taken.pk == waiting.pk
     assert reads and not [read for read in reads if read[1]], reads

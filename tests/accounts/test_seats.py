@@ -3,8 +3,11 @@ every device; another account never gets them; signing out drops them from the b
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from django.contrib.auth import SESSION_KEY
+from django.db import connection
 from django.test import Client, RequestFactory
 
 from accounts.models import Profile
@@ -251,3 +254,126 @@ def test_anonymous_play_is_as_before():
     assert match.seat1_secret == hash_secret(session_token(ada))
     assert Profile.objects.count() == 0
     assert "Sign in" in ada.get("/").content.decode()
+
+
+# ---- one account never holds both seats of a friend's match (D11) ---------------------------
+
+
+def test_joining_the_accounts_match_anonymously_then_signing_in_leaves_that_seat():
+    """D11: a browser joined seat 2 of Ada's match anonymously, then signed in as Ada:
+    the account held both seats (and could answer its own offers)."""
+    ada_user = account("ada")
+    laptop, x = Client(), Client()
+    sign_in(laptop, "ada")
+    match = create(laptop, "bit-flip", name="")  # seat 1: the account's
+    join(x, match, name="X")  # seat 2: X, anonymous
+    elsewhere = create(x, "last-digit-standing")  # X's own match: claimed as ever
+    anonymous = session_token(x)
+
+    response = sign_in(x, "ada")
+
+    match.refresh_from_db()
+    assert (match.seat1_user, match.seat2_user) == (ada_user, None)
+    assert match.seat2_secret == hash_secret(anonymous)  # left where it was
+    assert holds(match, ada_user) == {1}
+    assert holds(elsewhere, ada_user) == {1}
+    assert session_token(x) == token_of(ada_user)  # the browser holds the account's seats
+    page = x.get(response["Location"]).content.decode()
+    assert (
+        f"ada already holds the other seat of Bit Flip /m/{match.public_id}/: one account "
+        "never plays both sides of a match" in page
+    )
+    # The browser holds the account's seat, never both.
+    assert match.seats_for([session_token(x)]) == {1}
+
+
+def test_signing_in_as_the_account_that_joined_this_browsers_match_leaves_that_seat():
+    ada_user = account("ada")
+    x, phone = Client(), Client()
+    match = create(x, "bit-flip", name="X")  # seat 1: X, anonymous
+    sign_in(phone, "ada")
+    join(phone, match)  # seat 2: the account's
+    anonymous = session_token(x)
+
+    sign_in(x, "ada")
+
+    match.refresh_from_db()
+    assert (match.seat1_user, match.seat2_user) == (None, ada_user)
+    assert match.seat1_secret == hash_secret(anonymous)
+    assert holds(match, ada_user) == {2}
+
+
+def test_an_account_never_joins_or_accepts_its_own_match_from_another_browser():
+    account("ada")
+    laptop, phone = Client(), Client()
+    sign_in(laptop, "ada")
+    sign_in(phone, "ada")
+    match = create(laptop, "bit-flip", listed="on")
+    for path in (f"/m/{match.public_id}/join", f"/lobby/{match.public_id}/accept"):
+        response = phone.post(path, HTTP_HX_REQUEST="true")
+        assert response.status_code == 409
+        assert "your own" in response.content.decode()
+    # Nor when the account's seat no longer carries the secret the browser holds.
+    Match.objects.filter(pk=match.pk).update(seat1_secret="0" * 64)
+    assert phone.post(f"/m/{match.public_id}/join", HTTP_HX_REQUEST="true").status_code == 409
+    match.refresh_from_db()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+
+
+def test_no_rematch_of_a_match_one_account_held_both_seats_of():
+    """A match made before the fix may have one account in both seats: its rematch would
+    copy them. Refused, with the reason; nothing is made."""
+    from games import play
+
+    ada_user = account("ada")
+    ada = Client()
+    sign_in(ada, "ada")
+    match = create(ada, "bit-flip", name="")
+    play.join(match.public_id, token="an-old-anonymous-secret-of-ada")
+    Match.objects.filter(pk=match.pk).update(seat2_user=ada_user)  # as a sign-in once did
+    play.resign(match.public_id, by=play.Actor(token=token_of(ada_user)))
+    response = ada.post(f"/m/{match.public_id}/rematch", HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    assert "a rematch would pair you with yourself" in response.content.decode()
+    assert Match.objects.count() == 1
+    assert (
+        f'action="/m/{match.public_id}/rematch"'
+        not in ada.get(match.get_absolute_url()).content.decode()
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(3))
+def test_signing_in_while_the_account_joins_never_gives_it_both_seats(attempt):
+    """The claim and the join race (real threads; row locks on PostgreSQL, the write lock
+    on SQLite): whichever comes first, one account holds one seat."""
+    ada_user = account("ada")
+    x, phone = Client(), Client()
+    sign_in(phone, "ada")
+    match = create(x, "bit-flip", name="X")
+    barrier, codes = threading.Barrier(2), {}
+
+    def run(name, action):
+        try:
+            barrier.wait()
+            codes[name] = action().status_code
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=run, args=("sign-in", lambda: sign_in(x, "ada"))),
+        threading.Thread(
+            target=run, args=("join", lambda: phone.post(f"/m/{match.public_id}/join"))
+        ),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    match.refresh_from_db()
+    assert codes["sign-in"] == 302
+    if codes["join"] == 303:  # joined first: the sign-in left seat 1 where it was
+        assert (match.seat1_user, match.seat2_user) == (None, ada_user)
+    else:  # signed in first: the join was refused (its own match)
+        assert codes["join"] == 409
+        assert (match.seat1_user, match.seat2_user, match.seat2_secret) == (ada_user, None, "")

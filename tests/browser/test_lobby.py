@@ -5,6 +5,7 @@ picture, shows a move live, and opens it as a spectator. Without JavaScript too.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -103,10 +104,95 @@ def test_play_anyone_pairs_two_players(live_server_url, new_page):
     expect(bob.locator("#challenge-list li")).to_have_count(1)  # live, in Bob's lobby
     bob.locator("#game-last-digit-standing").get_by_role("button", name=PLAY_ANYONE).click()
     bob.wait_for_url(ada.url)
-    expect(bob.locator(".flash")).to_contain_text("You accepted an open challenge")
+    # The second click's answer, if it reached the server: the same match.
+    expect(bob.locator(".flash")).to_contain_text(
+        re.compile("You accepted an open challenge|You are already playing Last Digit Standing")
+    )
     expect(ada.locator("#board")).to_have_attribute("data-version", re.compile(r"[1-9]"))
     expect(status(ada)).not_to_contain_text("Waiting for an opponent")
     assert ada.console_errors == [] and bob.console_errors == []
+
+
+def _seats_of_the_browser(page: Page, match: Match) -> set[int]:
+    """The seats of ``match`` that the session cookie this browser kept holds."""
+    from django.conf import settings
+    from django.contrib.sessions.backends.cached_db import SessionStore
+
+    cookies = {c["name"]: c["value"] for c in page.context.cookies()}
+    session = SessionStore(session_key=cookies[settings.SESSION_COOKIE_NAME])
+    match.refresh_from_db()
+    return match.seats_for([session.get("token")])
+
+
+MATCH_URL = re.compile(r"/m/[\w-]{16}/$")
+
+
+def _play_anyone(page: Page):
+    return page.locator("#game-last-digit-standing").get_by_role("button", name=PLAY_ANYONE)
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_double_clicking_play_anyone_holds_one_seat(live_server_url, new_page, javascript):
+    """D8: a first-time visitor double-clicks (no session yet), then, with other
+    challenges open, a returning player does: one seat each, never paired with oneself."""
+    ada = new_page(java_script_enabled=javascript)
+    ada.goto(live_server_url + "/")
+    _play_anyone(ada).dblclick()
+    expect(ada).to_have_url(MATCH_URL)  # the URL, not the navigation: a double click aborts one
+    expect(status(ada)).to_contain_text("Waiting for an opponent")
+    match = Match.objects.get()
+    assert ada.url == live_server_url + match.get_absolute_url()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+    assert _seats_of_the_browser(ada, match) == {1}
+
+    bob = new_page(java_script_enabled=javascript)
+    list_a_challenge(bob, live_server_url, "bit-flip-divisor", name="Bob")  # he played before
+    others = [list_a_challenge(new_page(), live_server_url, "last-digit-standing") for _ in "cd"]
+    bob.goto(live_server_url + "/")
+    _play_anyone(bob).dblclick()
+    expect(bob).to_have_url(ada.url)  # Ada's, the oldest
+    # The second click's answer, if it reached the server: the same match.
+    expect(bob.locator(".flash")).to_contain_text(
+        re.compile("You accepted an open challenge|You are already playing Last Digit Standing")
+    )
+    assert _seats_of_the_browser(bob, match) == {2}
+    waiting = Match.objects.filter(game="last-digit-standing", status=Match.Status.WAITING)
+    assert {m.get_absolute_url() for m in waiting} == {
+        u.removeprefix(live_server_url) for u in others
+    }
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+def test_play_anyone_pressed_in_two_tabs_at_once_on_a_first_visit_holds_one_seat(
+    live_server_url, new_page
+):
+    """Two tabs of a browser that has no session yet press at once: both requests leave
+    without a session cookie (each is held until the other has left too). One
+    challenge, held by whichever session the browser keeps."""
+    one = new_page()
+    two = one.context.new_page()
+    for tab in (one, two):
+        tab.goto(live_server_url + "/")
+    held = []
+    one.context.route("**/play-anyone", lambda route: held.append(route))
+    for tab in (one, two):
+        with tab.expect_request("**/play-anyone"):
+            _play_anyone(tab).click(no_wait_after=True)
+    deadline = time.monotonic() + 10
+    while len(held) < 2:  # Playwright hands the second route over while it is waited on
+        assert time.monotonic() < deadline, "the second press never left"
+        one.wait_for_timeout(10)
+    assert not any("sessionid" in (r.request.headers.get("cookie") or "") for r in held)
+    for route in held:
+        route.continue_()
+    for tab in (one, two):
+        expect(tab).to_have_url(MATCH_URL)
+    assert one.url == two.url
+    match = Match.objects.get()
+    assert match.status == Match.Status.WAITING and not match.seat2_secret
+    assert _seats_of_the_browser(one, match) == {1}
+    for tab in (one, two):
+        expect(status(tab)).to_contain_text("Waiting for an opponent")
 
 
 def test_the_creator_withdraws_from_the_lobby_and_every_lobby_sees_it(live_server_url, new_page):

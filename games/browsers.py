@@ -1,0 +1,52 @@
+"""A browser's seat secret: made once, kept before any seat is written, one per browser.
+
+A browser holds its seats by the secret in its session (``session["token"]``, 192 random
+bits, never in a URL); a visit makes no session, the first seat a browser takes does.
+Every view that writes a seat (create, join, accept, "Play anyone") asks
+``seat_token(request)``, which
+
+- saves the session before the write path writes the seat, so a seat is never held by a
+  secret that no session kept (a failed save refuses the request; it writes nothing);
+- gives two first requests of one browser that race (a double click on a form before the
+  first answer set the session cookie) the same secret. Each arrives without a secret,
+  and each would make a session of its own: whichever cookie the browser kept, the other
+  request's seat would be held by a session it no longer has, and the second could even
+  take the first's lobby challenge, pairing the browser with itself. Both carry the
+  browser's CSRF cookie (every POST must), so the first to ask notes its new secret under
+  that cookie's hash in the sessions' cache for ``FIRST_SECRET_NOTE`` seconds (an atomic
+  ``cache.add``) and the other takes it: both sessions hold the one secret, as two devices
+  of an account do, and the write path, which serialises the writes, sees one browser.
+
+Without the cache (Redis unreachable) each request keeps its own secret, as before. A
+signed-in session always holds its account's secret (accounts/signin.py).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.cache import caches
+
+from games.models import hash_secret, new_secret
+
+# How long a browser's first secret is offered to its other first requests (they race
+# within a second; kept short, since whoever knows the browser's CSRF cookie could ask).
+FIRST_SECRET_NOTE = 10
+
+
+def seat_token(request) -> str:
+    """This browser's secret, made on first use (one for racing first requests) and saved
+    in its session before the caller writes a seat with it."""
+    session = request.session
+    token = session.get("token")
+    if token:
+        return token
+    token = new_secret()
+    browser = request.COOKIES.get(settings.CSRF_COOKIE_NAME) or session.session_key
+    if browser:
+        cache = caches[settings.SESSION_CACHE_ALIAS]
+        note = f"bitsite:first-secret:{hash_secret(browser)}"
+        if not cache.add(note, token, timeout=FIRST_SECRET_NOTE):
+            token = cache.get(note) or token  # a racing first request's
+    session["token"] = token
+    session.save()
+    return token
