@@ -415,6 +415,7 @@ async def test_sockets_past_the_cap_of_one_browser_on_one_process_are_refused(se
     match, _, _ = await database_sync_to_async(make_match)("bit-flip")
     refused, _ = await connect(match.public_id, cookie=cookie)
     assert await refused.receive_output() == {"type": "websocket.close", "code": 4409}
+    await refused.disconnect()
     await opened.pop().disconnect()
     again, _ = await connect(match.public_id, cookie=cookie)
     assert 'id="board"' in await again.receive_from()
