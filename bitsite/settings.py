@@ -285,7 +285,7 @@ RATE_LIMITS = {
     # within seconds); one that cost the server over learn.answers.COSTLY_SECONDS of CPU
     # (a cold solve, a very long line) counts against "solve" as well, which is checked
     # before such work starts.
-    "analysis": env_rates("BITSITE_RATE_ANALYSIS", "30/10s,120/10s"),
+    "analysis": env_rates("BITSITE_RATE_ANALYSIS", "60/10s,120/10s"),
     "solve": env_rates("BITSITE_RATE_SOLVE", "5/10s,10/10s"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.

@@ -23,6 +23,7 @@ memory) breaks the executor; the next task starts a new one.
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -32,6 +33,8 @@ from multiprocessing import get_context
 from django.conf import settings
 
 from . import solutions
+
+log = logging.getLogger("bitsite.learn")
 
 # A solve is bounded by the rules' option bounds (under a second cold); past this, the
 # asker is answered "busy" and the task goes on, its answer kept for the next one.
@@ -64,7 +67,8 @@ class Pool:
 
     def submit(self, key, fn, *args, done=None) -> Future:
         """The future of ``fn(*args)``: the pending one of ``key`` if there is one, else a
-        new task; Busy if the line is full. ``done(result)`` runs once, when it succeeds."""
+        new task; Busy if the line is full. ``done(result)`` runs once when it succeeds,
+        before the future is: an asker that got the result finds it kept (in the cache)."""
         with self._lock:
             future = self._pending.get(key)
             if future is not None:
@@ -74,23 +78,32 @@ class Pool:
             if self._executor is None:
                 self._executor = self._start()
             try:
-                future = self._executor.submit(fn, *args)
+                task = self._executor.submit(fn, *args)
             except BrokenProcessPool:  # a worker died since the last task: start afresh
                 self._executor = self._start()
-                future = self._executor.submit(fn, *args)
-            self._pending[key] = future
-        future.add_done_callback(lambda f: self._finished(key, f, done))
+                task = self._executor.submit(fn, *args)
+            future = self._pending[key] = Future()
+            executor = self._executor
+        task.add_done_callback(lambda t: self._finished(key, t, future, executor, done))
         return future
 
-    def _finished(self, key, future: Future, done) -> None:
+    def _finished(self, key, task: Future, future: Future, executor, done) -> None:
+        error = task.exception()
+        if error is None and done is not None:
+            try:
+                done(task.result())
+            except Exception as failure:  # keeping it failed: the answer still stands
+                log.warning("could not keep a solved answer: %r", failure)
         with self._lock:
             if self._pending.get(key) is future:
                 del self._pending[key]
-            if isinstance(future.exception(), BrokenProcessPool) and self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
+            if isinstance(error, BrokenProcessPool) and self._executor is executor:
+                executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = None
-        if done is not None and future.exception() is None:
-            done(future.result())
+        if error is None:
+            future.set_result(task.result())
+        else:
+            future.set_exception(error)
 
     def run(self, key, fn, *args, done=None, timeout: float = WAIT_SECONDS):
         """``fn(*args)``'s result, computed in the pool (or by the pending task of ``key``);
