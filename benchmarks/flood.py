@@ -1,6 +1,6 @@
 """One client flooding the learn app's most expensive pages, and another match's moves.
 
-    python -m benchmarks.flood                 # about four minutes
+    python -m benchmarks.flood                 # about seven minutes
     python -m benchmarks.flood --quick         # one turn each, shorter
     python -m benchmarks.flood --kinds cold-analysis,hot-analysis --env BITSITE_ANALYSIS_POOL=thread
 
@@ -20,7 +20,11 @@ let go quiet. Printed: the match's move p50 and p99 during the flood against qui
 ratios (the target: within 2x at p50), what the flood's answers were (200, 429, 503, ...)
 and the CPU time of the server and of its child processes (the analysis pool's).
 
-``flood_run(env, args)`` is the phase for benchmarks.run; ``main`` runs it alone.
+``flood_run(env, args)`` is the phase for benchmarks.run (``args`` from ``parse_args``,
+e.g. ``parse_args(["--quick"])`` for a tiny run; ``env`` a server environment as
+``benchmarks.servers.bench_env`` makes it, on a prepared database); ``main`` runs it
+alone. Figures, before and after the learn app's limits, cache and pool:
+docs/features/learn.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Under daphne every request runs in a thread of the one server process, and a move is a
 few milliseconds of Python in one of them. A cold solve is up to half a second of pure
 Python: in a request thread it holds the process's GIL in 1 ms slices against every move
-(benchmarks/flood.py measured moves 45 times slower with 8 cold solves in flight). So
+(benchmarks/flood.py measured moves 32 times slower with 8 cold solves in flight). So
 they run here instead:
 
 - ``settings.ANALYSIS_POOL = "process"`` (the default): ``ANALYSIS_WORKERS`` worker
