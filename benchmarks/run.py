@@ -80,6 +80,7 @@ from benchmarks.servers import (
     bench_env,
     run_module,
     services_problem,
+    wait_quiet,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -699,17 +700,6 @@ def lobby_split_run(args) -> dict:
 
 
 # ---- 3. a storm of sockets from one seat ----------------------------------------------
-
-
-async def wait_quiet(server: BenchServer, window: float = 0.5, timeout: float = 20.0) -> bool:
-    """Until the server uses under 2% of a core over ``window`` seconds (False: timed out)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        before = server.cpu_seconds()
-        await asyncio.sleep(window)
-        if server.cpu_seconds() - before < 0.02 * window:
-            return True
-    return False
 
 
 STORM_KINDS = {

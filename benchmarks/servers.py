@@ -8,10 +8,12 @@ asks for the access log off.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -45,6 +47,20 @@ class BenchServer(DaphneServer):
         utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
         return (utime + stime) / CLOCK_TICKS
 
+    def children_cpu_seconds(self) -> float:
+        """CPU time of its live child processes (the analysis pool's workers), from /proc."""
+        total = 0.0
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == self.pid:  # field 4 of proc(5): the parent's pid
+                total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+        return total
+
     def tracebacks(self) -> list[str]:
         """The last line of each traceback this server logged since it started."""
         if not self.log_path.exists():
@@ -69,6 +85,18 @@ class BenchServer(DaphneServer):
             if name in ("VmRSS", "VmHWM"):
                 out[name] = int(value.split()[0])
         return out
+
+
+async def wait_quiet(server: BenchServer, window: float = 0.5, timeout: float = 20.0) -> bool:
+    """Until the server (with its child processes) uses under 2% of a core over ``window``
+    seconds (False: timed out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = server.cpu_seconds() + server.children_cpu_seconds()
+        await asyncio.sleep(window)
+        if server.cpu_seconds() + server.children_cpu_seconds() - before < 0.02 * window:
+            return True
+    return False
 
 
 # The load generator moves far faster than a person (a closed loop with one match moves

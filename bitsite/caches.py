@@ -9,6 +9,9 @@ Django's own Redis cache whose every operation answers as a miss (or does nothin
 Redis fails, and which does not ask Redis at all while it is being left alone after a
 failure (bitsite/redis_guard.py: one timeout, then everyone falls back at once).
 
+The learn app's cache of solved answers (``CACHES["learn"]``) is one too: a Redis that
+fails is a cache that holds nothing, and the answer is computed again.
+
 A custom cache backend is Django's documented way to change how a cache behaves; no
 private name of Django is touched.
 """
@@ -34,7 +37,7 @@ def _forgiving(default):
             try:
                 found = method(self, *args, **kwargs)
             except Exception as error:
-                redis_guard.failed("the sessions' cache", error)
+                redis_guard.failed("a cache", error)
                 return default
             redis_guard.answered()
             return found

@@ -230,6 +230,14 @@ if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", **_REDIS_CACHE},
         "sessions": {"BACKEND": "bitsite.caches.ForgivingRedisCache", **_REDIS_CACHE},
+        # The learn app's solved answers (learn/answers.py): shared by every process, kept
+        # an hour, and a miss when Redis fails.
+        "learn": {
+            "BACKEND": "bitsite.caches.ForgivingRedisCache",
+            **_REDIS_CACHE,
+            "KEY_PREFIX": "bitsite-learn",
+            "TIMEOUT": 3600,
+        },
     }
 else:
     # Room for every socket's slot: the default of 300 entries would evict live ones.
@@ -243,11 +251,20 @@ else:
             "LOCATION": "sessions",
             "OPTIONS": {"MAX_ENTRIES": 200_000},
         },
+        # A cache of its own, so that a flood of distinct positions evicts only its own
+        # entries (a few KB each), never the rate limits' counts.
+        "learn": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "learn",
+            "TIMEOUT": 3600,
+            "OPTIONS": {"MAX_ENTRIES": 5_000},
+        },
     }
 
 
 # How fast one browser (session) and one client address may act (games/limits.py):
-# "per session,per address", each a count per second, minute, hour or day ("20/m").
+# "per session,per address", each a count per second, minute, hour or day ("20/m"), or
+# per so many of them ("30/10s").
 def env_rates(name, default):
     per_session, _, per_address = os.environ.get(name, default).partition(",")
     return (per_session.strip(), (per_address or per_session).strip())
@@ -263,10 +280,28 @@ RATE_LIMITS = {
     # Listing a challenge in the lobby and "Play anyone" (besides "create"): what keeps one
     # address from filling the lobby with challenges made from fresh sessions.
     "lobby": env_rates("BITSITE_RATE_LOBBY", "10/m,30/m"),
+    # The learn app's answers (learn/answers.py): every analysis board, theory and puzzle
+    # answer counts against "analysis", cached or not (a short window: a burst is cut off
+    # within seconds); one that cost the server over learn.answers.COSTLY_SECONDS of CPU
+    # (a cold solve, a very long line) counts against "solve" as well, which is checked
+    # before such work starts.
+    "analysis": env_rates("BITSITE_RATE_ANALYSIS", "60/10s,120/10s"),
+    "solve": env_rates("BITSITE_RATE_SOLVE", "5/10s,10/10s"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
 RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
+
+# The learn app's pool for cold solves (learn/pool.py), per server process: "process"
+# (worker processes, so a solve never holds the server's GIL) or "thread"; how many
+# solve at once, and how many more may wait before a request is answered "busy" at once.
+ANALYSIS_POOL = os.environ.get("BITSITE_ANALYSIS_POOL", "process").strip().lower()
+if ANALYSIS_POOL not in ("process", "thread"):
+    raise ImproperlyConfigured(
+        f"BITSITE_ANALYSIS_POOL must be process or thread, not {ANALYSIS_POOL!r}."
+    )
+ANALYSIS_WORKERS = int(os.environ.get("BITSITE_ANALYSIS_WORKERS", "1"))
+ANALYSIS_QUEUE = int(os.environ.get("BITSITE_ANALYSIS_QUEUE", "4"))
 
 # In a friend's match without a clock, a player may claim the game once the opponent has
 # had no page of it open for this many seconds.

@@ -16,11 +16,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from django.conf import settings
-from django_ratelimit.core import is_ratelimited
+from django_ratelimit.core import get_usage
 
 from bitsite import redis_guard
 
-ACTIONS = ("create", "join", "move", "socket", "lobby")
+ACTIONS = ("create", "join", "move", "socket", "lobby", "analysis", "solve")
 
 
 def _by_session(group, request) -> str:
@@ -31,32 +31,58 @@ def _by_address(group, request) -> str:
     return "address:" + request.META.get("REMOTE_ADDR", "")
 
 
-def _over(request, action: str, session_key: str | None, address: str) -> bool:
+def _wait(action: str, session_key: str | None, address: str, count: bool = True) -> int:
+    """Seconds until a request of ``action`` from this session and address is within its
+    limits (0: it is now). ``count``: the request is counted (else only looked at: would
+    one more be within them?)."""
     per_session, per_address = settings.RATE_LIMITS[action]
     probe = SimpleNamespace(META={"REMOTE_ADDR": address}, session_key=session_key, method="POST")
     if not redis_guard.available():
-        return False  # Redis is being left alone after a failure: not limiting
+        return 0  # Redis is being left alone after a failure: not limiting
     checks = []
     if session_key:
         checks.append((_by_session, per_session))
     if address and address not in settings.RATE_LIMIT_EXEMPT:
         checks.append((_by_address, per_address))
     try:
-        over = any(
-            is_ratelimited(probe, group=f"bitsite.{action}", key=key, rate=rate, increment=True)
-            for key, rate in checks
-        )
+        for key, rate in checks:
+            usage = get_usage(probe, group=f"bitsite.{action}", key=key, rate=rate, increment=count)
+            if usage is None:
+                continue
+            over = usage["should_limit"] if count else usage["count"] >= usage["limit"]
+            if over:
+                return max(1, usage["time_left"])
     except Exception as error:  # the cache is unreachable: let the request through
         redis_guard.failed("rate limits", error)
-        return False
+        return 0
     redis_guard.answered()
-    return over
+    return 0
+
+
+def _over(request, action: str, session_key: str | None, address: str) -> bool:
+    return _wait(action, session_key, address) > 0
+
+
+def _session_key(request) -> str | None:
+    return request.session.session_key if hasattr(request, "session") else None
+
+
+def retry_after(request, action: str, *, count: bool = True) -> int:
+    """Seconds until ``action`` is within its limits for this request (0: it is now), for
+    a Retry-After header. ``count``: count this request, as ``over_limit`` does; without,
+    only look (is one more allowed?): for a cost known once the work is done, looked at
+    before it and counted after it (``charge``)."""
+    return _wait(action, _session_key(request), request.META.get("REMOTE_ADDR", ""), count)
+
+
+def charge(request, action: str) -> None:
+    """Count one more of ``action`` for this request, deciding nothing."""
+    retry_after(request, action)
 
 
 def over_limit(request, action: str) -> bool:
     """Count this request against ``action``'s limits; True when it goes past one."""
-    session_key = request.session.session_key if hasattr(request, "session") else None
-    return _over(request, action, session_key, request.META.get("REMOTE_ADDR", ""))
+    return retry_after(request, action) > 0
 
 
 def socket_over_limit(scope, session_key: str | None) -> bool:

@@ -18,7 +18,9 @@ Nothing is stored: the whole state is the query string of
 
 ``parse`` refuses anything else with ``BadAnalysis`` (a plain message; the view answers
 400); ``query`` writes a state back, and ``parse(query(state)) == state``.
-Every verdict and value comes from ``game.analyse``; the words are the replay's
+Every verdict and value comes from ``game.analyse``, through the position's
+``Solution`` (learn/solutions.py: the analysis and the best line; the view gets it from
+learn/answers.py, cached and computed in the learn pool); the words are the replay's
 (``games.verdicts.value_words`` and the Verdict labels).
 """
 
@@ -38,10 +40,10 @@ from games.rules import Game, IllegalMove, MoveVerdict, Position
 from games.rules.base import MAX_MOVE_TEXT
 from games.verdicts import value_words, verdict_class
 
+from .solutions import LINE_CAP, Solution, solve_position
+
 # The longest line the board takes, in plies (a URL stays a few kilobytes at most).
 MAX_PLIES = 400
-# The best line shown: followed until the game ends, or this many plies.
-LINE_CAP = 30
 MOVES, PLY = "moves", "ply"
 SEPARATOR, SPACE = ".", "-"
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*")
@@ -213,24 +215,23 @@ def after_text(verdict: MoveVerdict) -> str:
     return value_words(player, verdict.winner, plies)
 
 
-def best_line(game: Game, pos: Position, cap: int) -> list[tuple[str, Position]]:
-    """The principal variation: a best move (the first of ``best_moves``) again and
-    again, until the game ends or ``cap`` plies."""
-    line = []
-    while not pos.over and len(line) < cap:
-        best = game.analyse(pos).best_moves
-        if not best:
-            break
-        pos = game.play(pos, best[0])
-        line.append((best[0], pos))
-    return line
+def best_line(game: Game, pos: Position, line: Sequence[str]) -> list[tuple[str, Position]]:
+    """The moves of the best line (``Solution.line``) with the position after each."""
+    steps = []
+    for move in line:
+        pos = game.play(pos, move)
+        steps.append((move, pos))
+    return steps
 
 
-def context(state: State) -> dict:
-    """Everything the analysis page draws for ``state`` (the work its benchmark times)."""
+def context(state: State, solution: Solution | None = None) -> dict:
+    """Everything the analysis page draws for ``state`` (the work its benchmark times),
+    from its position's ``solution`` (solved here if not given)."""
     game, pos, ply = state.game, state.position, state.ply
     presenter = presenter_for(game)
-    analysis = game.analyse(pos)
+    if solution is None:
+        solution = solve_position(game, pos)
+    analysis = solution.analysis
     here = state.moves[:ply]
     room = MAX_PLIES - ply  # moves the URL can still take
     last_move = state.moves[ply - 1] if ply else ""
@@ -255,7 +256,7 @@ def context(state: State) -> dict:
             }
         )
 
-    line = best_line(game, pos, min(LINE_CAP, room))
+    line = best_line(game, pos, solution.line[: min(LINE_CAP, room)])
     whole = (*here, *(move for move, _ in line))
     best = [
         {

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from games.rules import Game, IllegalMove, MoveVerdict, Position, get_game
+from games.rules import Analysis, Game, IllegalMove, MoveVerdict, Position, get_game
 
 SEED = 14
 LIMIT = 60  # puzzles per game at most
@@ -239,17 +240,18 @@ def next_unseen(slug: str, seen, after: int = 0) -> Puzzle | None:
 # ---- solving ---------------------------------------------------------------------------
 
 
-def accepted_moves(game: Game, pos: Position) -> tuple[str, ...]:
-    """The moves a solver may play: those after which the mover still wins."""
-    analysis = game.analyse(pos)
+def accepted_moves(game: Game, pos: Position, analysis: Analysis | None = None):
+    """The moves a solver may play: those after which the mover still wins. ``analysis``:
+    ``pos``'s, if already at hand."""
+    analysis = analysis or game.analyse(pos)
     if analysis.winner != pos.to_move:
         return ()
     return tuple(item.move for item in analysis.moves if item.winner == pos.to_move)
 
 
-def best_defence(game: Game, pos: Position) -> str:
+def best_defence(game: Game, pos: Position, analysis: Analysis | None = None) -> str:
     """The loser's best move: the one that delays the end longest (the first such)."""
-    return game.analyse(pos).best_moves[0]
+    return (analysis or game.analyse(pos)).best_moves[0]
 
 
 @dataclass(frozen=True)
@@ -264,18 +266,23 @@ class Reply:
     solved: bool = False
 
 
-def answer(game: Game, pos: Position, move: str) -> Reply:
+def answer(
+    game: Game, pos: Position, move: str, analyse: Callable[[Position], Analysis] | None = None
+) -> Reply:
     """Judge ``move`` in ``pos`` by the exact analysis; if it keeps the win, play it and
-    the opponent's best defence. IllegalMove when it is not one of the legal moves."""
+    the opponent's best defence. IllegalMove when it is not one of the legal moves.
+    ``analyse``: where the analyses come from (the site's cache and pool: learn/answers.py;
+    by default ``game.analyse``)."""
+    analyse = analyse or game.analyse
     if pos.over or move not in game.legal_moves(pos):
         raise IllegalMove(f"{move!r} is not one of the legal moves here.")
-    analysis = game.analyse(pos)
+    analysis = analyse(pos)
     verdict = analysis.verdict(move)
-    if move not in accepted_moves(game, pos):
+    if move not in accepted_moves(game, pos, analysis):
         return Reply(move, verdict, False, pos)
     after = game.play(pos, move)
     if after.over:
         return Reply(move, verdict, True, after, solved=True)
-    defence = best_defence(game, after)
+    defence = best_defence(game, after, analyse(after))
     after = game.play(after, defence)
     return Reply(move, verdict, True, after, defence, solved=after.over)

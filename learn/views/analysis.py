@@ -1,5 +1,9 @@
 """The analysis board's pages (learn/analysis_board.py): read only, no database writes.
 
+``analysis`` is an expensive answer (learn/answers.py): rate-limited by its cost, its
+position's solution cached by its canonical form and computed in the learn pool; a
+refusal takes the place of ``#analysis`` for htmx.
+
 ``analysis``: ``/games/<slug>/analysis/?<options>&moves=...&ply=N``. htmx requests get
 the ``#analysis`` partial; without JavaScript every move and step is a plain link.
 ``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line, up to ply N
@@ -17,7 +21,7 @@ from django.views.decorators.http import require_GET
 from games.models import Match
 from games.review import closed_response
 from games.rights import may_review
-from learn import analysis_board
+from learn import analysis_board, answers
 from learn.analysis_board import BadAnalysis
 
 
@@ -35,13 +39,17 @@ def _refused(request, game, message: str):
 
 
 @require_GET
+@answers.costly("analysis")
 def analysis(request, game):
     try:
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:
         return _refused(request, game, str(error))
+    if len(state.moves) > answers.LONG_LINE:
+        answers.admit(request)  # its page costs as much as a solve, cached or not
+    solution = answers.solution(request, game, state.position)
     template = "learn/analysis.html#analysis" if _partial(request) else "learn/analysis.html"
-    response = render(request, template, analysis_board.context(state))
+    response = render(request, template, analysis_board.context(state, solution))
     patch_vary_headers(response, ["HX-Request"])
     return response
 

@@ -12,6 +12,10 @@ within it, and solving one again does not count twice). Nothing is written to th
 database. Without JavaScript a move is POST-redirect-GET; with htmx the form swaps the
 ``#puzzle`` part. Anything malformed or stale is a 400 with a plain message, and
 changes nothing.
+
+The pages are expensive answers (learn/answers.py): rate-limited by their cost, every
+analysis they need cached by its position's canonical form and computed in the learn
+pool; a refusal changes nothing and takes the place of ``#puzzle`` for htmx.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from games.http import see_other
 from games.presenters import presenter_for
 from games.rules import GameOver, IllegalMove, Verdict
 from games.rules.base import MAX_MOVE_TEXT, other
-from learn import puzzles
+from learn import answers, puzzles
 
 SESSION_KEY = "puzzles"
 SOLVING, SOLVED, FAILED = "solving", "solved", "failed"
@@ -92,9 +96,9 @@ def _player(n: int) -> str:
     return f"Player {n}"
 
 
-def why_not(game, pos, move: str) -> str:
-    """Why ``move`` does not win ``pos``, from its exact verdict."""
-    verdict = game.analyse(pos).verdict(move)
+def why_not(game, pos, move: str, analysis) -> str:
+    """Why ``move`` does not win ``pos``, from its exact verdict (``analysis``: pos's)."""
+    verdict = analysis.verdict(move)
     opponent = _player(other(pos.to_move))
     if verdict.verdict is Verdict.LOSES_AT_ONCE:
         return f"it loses at once. {game.describe_outcome(game.play(pos, move))}"
@@ -161,8 +165,9 @@ def puzzle_context(request, game, puzzle: puzzles.Puzzle, message: str = "") -> 
         context["ending"] = game.describe_outcome(pos)
     if state == FAILED and wrong:
         context["wrong_words"] = presenter.describe(wrong)
-        context["why"] = why_not(game, pos, wrong)
-        winning = puzzles.accepted_moves(game, pos)
+        analysis = answers.analysis(request, game, pos)
+        context["why"] = why_not(game, pos, wrong, analysis)
+        winning = puzzles.accepted_moves(game, pos, analysis)
         context["winning_text"] = presenter.moves_text(winning)
         context["winning_count"] = len(winning)
     return context
@@ -187,6 +192,7 @@ def _bad(request, game, message: str):
 
 
 @require_GET
+@answers.costly("puzzles")
 def puzzle_list(request, game):
     slug = game.slug
     found = puzzles.puzzles_of(slug)
@@ -206,7 +212,7 @@ def puzzle_list(request, game):
         "upcoming": upcoming,
         "all_seen": bool(found) and upcoming is None,
         "rule": puzzles.RULE,
-        "start_note": game.analyse(game.start()).note,
+        "start_note": answers.analysis(request, game, game.start()).note,
         "min_depth": puzzles.MIN_DEPTH,
     }
     return render(request, "learn/puzzles.html", context)
@@ -223,6 +229,7 @@ def new_streak(request, game):
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
+@answers.costly("puzzle")
 def puzzle_page(request, game, n):
     slug = game.slug
     puzzle = puzzles.puzzle(slug, n)
@@ -264,7 +271,7 @@ def _answer(request, game, puzzle):
     try:
         if len(move) > MAX_MOVE_TEXT:
             raise IllegalMove("That is not a move.")
-        reply = puzzles.answer(game, pos, move)
+        reply = puzzles.answer(game, pos, move, lambda p: answers.analysis(request, game, p))
     except (IllegalMove, GameOver):
         shown = move if len(move) <= MAX_MOVE_TEXT else move[:MAX_MOVE_TEXT] + "…"
         return _render(

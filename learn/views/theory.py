@@ -2,7 +2,9 @@
 
 ``/games/<slug>/theory/?option=value``: the options are the new-match form's, with
 its bounds; options that are not allowed get the page back with a plain message and
-a 400, never a 500. The picture and its numbers come from ``learn.theory``.
+a 400, never a 500. The picture and its numbers come from ``learn.theory``, as an
+expensive answer (learn/answers.py): rate-limited by its cost, cached by its cleaned
+options and computed in the learn pool.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from learn import theory
+from learn import answers, theory
 
 
 def _fields(game, values: dict) -> list[dict]:
@@ -27,14 +29,16 @@ def _fields(game, values: dict) -> list[dict]:
 
 
 @require_GET
+@answers.costly("theory")
 def theory_page(request, game):
     if not theory.has_theory(game):
         raise Http404("This game has no theory page.")
     query = {name: request.GET.get(name, "") for name in request.GET}
     try:
-        drawn = theory.theory_for(game, query)
+        options = theory.clean(game, query)
     except ValueError as error:
         context = {"game": game, "error": str(error), "fields": _fields(game, query)}
         return render(request, "learn/theory.html", context, status=400)
+    drawn = answers.theory(request, game, options)
     context = {"game": game, "theory": drawn, "fields": _fields(game, drawn.options)}
     return render(request, "learn/theory.html", context)

@@ -1,0 +1,102 @@
+"""What the learn app asks of the solver, as functions of plain values: what its pool runs.
+
+    solve_position(game, pos)          # Solution: the exact analysis and the best line
+    solve_theory(game, options)        # learn.theory.Theory
+    work("position", slug, payload)    # either, by name, with the CPU time it took
+
+The answers are keyed by their canonical form (``position_key``, ``theory_key``): the
+game, its options and the position as the rules write it (``Game.to_json``, with sorted
+keys), so every request that names the same position, by whatever line, query order or
+way of writing its options, shares one answer.
+
+Nothing here imports Django: the pool's worker processes (learn/pool.py) import only
+this module, the rules and ``learn.theory``. Every result is a frozen value that
+pickles, as it crosses from a worker process and is kept in Django's cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from games.rules import Analysis, Game, Position, get_game
+
+from . import theory as theories
+
+# The best line shown: followed until the game ends, or this many plies.
+LINE_CAP = 30
+POSITION, THEORY = "position", "theory"
+# The pool's worker processes run at this priority, below the server's (learn/pool.py),
+# and look this often whether the server is still there.
+NICE = 10
+PARENT_CHECK_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A position's exact analysis, and its best line: a best move (the first of
+    ``best_moves``) again and again, until the game ends or LINE_CAP plies."""
+
+    analysis: Analysis
+    line: tuple[str, ...]
+
+
+def solve_position(game: Game, pos: Position) -> Solution:
+    analysis = game.analyse(pos)
+    line: list[str] = []
+    here, best = pos, analysis.best_moves
+    while not here.over and len(line) < LINE_CAP and best:
+        here = game.play(here, best[0])
+        line.append(best[0])
+        best = game.analyse(here).best_moves if not here.over else ()
+    return Solution(analysis, tuple(line))
+
+
+def solve_theory(game: Game, options: dict[str, Any]) -> theories.Theory:
+    return theories.theory_for(game, options)
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def position_key(game: Game, pos: Position) -> str:
+    return f"{POSITION}:{game.slug}:{_canonical(game.to_json(pos))}"
+
+
+def theory_key(game: Game, options: dict[str, Any]) -> str:
+    return f"{THEORY}:{game.slug}:{_canonical(options)}"
+
+
+def start_worker() -> None:
+    """In each worker process of the pool, as it starts: let the server come first, and
+    end with it. (A pool's worker holds both ends of its task queue, so it never sees
+    the server go: killed, the server would leave it waiting for ever.)"""
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+    server = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="bitsite-solver-watch", daemon=True).start()
+
+
+def work(kind: str, slug: str, payload: dict[str, Any]):
+    """One task of the pool: (the answer, the seconds of CPU it took in its thread)."""
+    begin = time.thread_time()
+    game = get_game(slug)
+    if kind == POSITION:
+        found = solve_position(game, game.from_json(payload))
+    elif kind == THEORY:
+        found = solve_theory(game, payload)
+    else:
+        raise ValueError(f"no such task: {kind!r}")
+    return found, time.thread_time() - begin
