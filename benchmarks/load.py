@@ -121,6 +121,7 @@ class Socket:
         self.waiters: dict[int, asyncio.Future] = {}
         self.first = asyncio.get_running_loop().create_future()
         self.closed_code: int | None = None
+        self.last_text = ""  # the last frame it received
         self.task = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -130,6 +131,7 @@ class Socket:
                     continue
                 arrived = now()
                 self.frames += 1
+                self.last_text = msg.data
                 seq = self.parse(msg.data)
                 if seq is None:
                     continue
@@ -196,9 +198,15 @@ class Client:
         await self.session.close()
 
     async def socket(
-        self, target: Target, path: str, parse, cookie: str = "", timeout: float = 60.0
+        self,
+        target: Target,
+        path: str,
+        parse,
+        cookie: str = "",
+        timeout: float = 60.0,
+        headers: dict | None = None,
     ) -> Socket:
-        headers = {"Origin": target.origin}
+        headers = {"Origin": target.origin, **(headers or {})}
         if cookie:
             headers["Cookie"] = cookie
         ws = await self.session.ws_connect(
@@ -645,6 +653,7 @@ async def echo_loop(
 # ---- connects and socket storms (the presence-storm phase) ------------------------------
 
 CLOSE_TOO_MANY = 4409  # the site's "too many pages of this match open in this browser"
+CLOSE_BUSY = 4503  # the site's "busy, try again": a client's handshakes past its share
 
 
 async def connect_time(client: Client, target: Target, path: str, cookie: str = ""):
@@ -693,15 +702,18 @@ async def storm(
     *,
     count: int,
     hold: float,
+    headers: dict | None = None,
 ) -> dict:
-    """``count`` websockets opened at once with one browser's cookie, held ``hold``
-    seconds, then closed. Each either opens (its first board arrives) or is refused
-    (closed with 4409); anything else is counted by what happened. ``hello``: a frame
-    each socket sends first (a bare echo socket's "first board" is its answer)."""
+    """``count`` websockets opened at once with one browser's cookie, held ``hold`` seconds,
+    then closed. Each either opens (its first board arrives) or is refused (closed with
+    4409, or 4503 past the client's handshakes in progress); anything else is counted by
+    what happened. ``hello``: a frame each socket sends first (a bare echo socket's
+    "first board" is its answer); ``headers``: more headers for each handshake
+    (``X-Forwarded-For``: one client behind a proxy)."""
 
     async def one():
         try:
-            sock = await client.socket(target, path, parse, cookie)
+            sock = await client.socket(target, path, parse, cookie, headers=headers)
             if hello is not None:
                 await sock.ws.send_str(hello)
         except Exception as error:
@@ -715,6 +727,8 @@ async def storm(
             await asyncio.gather(sock.task, return_exceptions=True)
             if sock.closed_code == CLOSE_TOO_MANY:
                 return "refused", sock
+            if sock.closed_code == CLOSE_BUSY:
+                return "busy", sock
             return f"closed with code {sock.closed_code}", sock
 
     t = now()
@@ -735,6 +749,7 @@ async def storm(
         "sockets": count,
         "opened": kinds.pop("opened", 0),
         "refused": kinds.pop("refused", 0),
+        "busy": kinds.pop("busy", 0),  # refused at once, past the client's handshakes
         "other": kinds,  # what happened to a socket that neither opened nor was refused
         "still_open": still_open,  # of the opened ones, still open when the hold ended
         "settle_seconds": settled,  # until every socket opened or was refused

@@ -314,6 +314,78 @@ def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
     return "\n".join(out)
 
 
+STORMS_HEADERS = [
+    "storm",
+    "move p99 quiet / storm, ms",
+    "ratio",
+    "connect p99 quiet / storm, ms",
+    "ratio",
+    "server CPU, s",
+    "opened / 4409 / 4503 / other",
+]
+
+
+def storms_rows(storms: dict) -> list[list[str]]:
+    """The hostile storms (benchmarks/storms.py): one row per page and cookie."""
+    rows = []
+    for kind, r in storms.get("kinds", {}).items():
+        q, d, sockets = r["quiet"], r["storm"], r["sockets"]
+        other = sum(sockets["other"].values())
+        rows.append(
+            [
+                kind,
+                f"{_f(q['moves']['p99_ms'])} / {_f(d['moves']['p99_ms'])}",
+                f"{_f(r['move_p99_ratio'], 2)}x",
+                f"{_f(q['connects']['p99_ms'])} / {_f(d['connects']['p99_ms'])}",
+                f"{_f(r['connect_p99_ratio'], 2)}x",
+                _f(r["cpu_s"], 2),
+                f"{sockets['opened']} / {sockets['refused']} / {sockets.get('busy', 0)} / {other}",
+            ]
+        )
+    return rows
+
+
+def storms_ghosts(storms: dict) -> str:
+    g = storms.get("ghosts") or {}
+    if not g:
+        return ""
+    return (
+        f"After {_f(g['waited_s'], 0)} s the storm match's seat 1 read as "
+        f"{'online (a ghost)' if g['seat1_shown_online'] else 'gone'}; the idle server used "
+        f"{_f(g['idle_cpu_before'] * 1000)} ms of CPU a second before the storms and "
+        f"{_f(g['idle_cpu_after'] * 1000)} after."
+    )
+
+
+FLOOD_HEADERS = [
+    "flood",
+    "move p50 quiet / flood, ms",
+    "ratio",
+    "move p99, same",
+    "ratio",
+    "the flood's answers",
+]
+
+
+def flood_rows(flood: dict) -> list[list[str]]:
+    """One client's 8 requests in flight (benchmarks/flood.py): one row per kind."""
+    rows = []
+    for kind, r in flood.get("kinds", {}).items():
+        q, f = r["quiet"], r["flood"]
+        answers = ", ".join(f"{n} x {code}" for code, n in r["answers"].items())
+        rows.append(
+            [
+                kind,
+                f"{_f(q['p50_ms'])} / {_f(f['p50_ms'])}",
+                f"{_f(r['p50_ratio'], 2)}x",
+                f"{_f(q['p99_ms'])} / {_f(f['p99_ms'])}",
+                f"{_f(r['p99_ratio'], 2)}x",
+                answers,
+            ]
+        )
+    return rows
+
+
 HOOKS_HEADERS = [
     "setting",
     "BITSITE_HOOKS",
@@ -626,7 +698,7 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                     label,
                     str(run["sockets"]),
                     str(run["opened"]),
-                    str(run["refused"]),
+                    f"{run['refused']} / {run.get('busy', 0)}",
                     str(sum(run["other"].values())),
                     _f(run["cpu"]["storm_s"], 3),
                     _f(run["cpu"]["net_s"], 3),
@@ -650,7 +722,7 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                         "",
                         "sockets",
                         "opened",
-                        "refused 4409",
+                        "refused 4409 / 4503",
                         "other",
                         "CPU s",
                         "CPU s above quiet",
@@ -841,6 +913,25 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 f"Private hooks (bitsite/runtime/): N = {hooks['n']}, a fresh server for each "
                 "setting, sockets offering deflate",
                 _grid(HOOKS_HEADERS, hooks_rows(hooks), markdown),
+            )
+        )
+    storms = results.get("storms")
+    if storms and storms.get("kinds"):
+        out.append(
+            (
+                f"Hostile storms (benchmarks/storms.py): {storms['sockets']} sockets at once from "
+                "one client, held, beside another match's moves and new sockets. "
+                + storms_ghosts(storms),
+                _grid(STORMS_HEADERS, storms_rows(storms), markdown),
+            )
+        )
+    flood = results.get("flood")
+    if flood and flood.get("kinds"):
+        out.append(
+            (
+                "One client flooding the learn app's expensive pages (benchmarks/flood.py), "
+                f"beside one match at {_f(flood['rate'], 0)} moves/s",
+                _grid(FLOOD_HEADERS, flood_rows(flood), markdown),
             )
         )
     analysis = results.get("analysis")
@@ -1034,6 +1125,27 @@ def sanity(results: dict) -> list[str]:
             problems.append(f"idle: {idle['idle'] - idle['idle_still_open']} idle sockets closed")
         if not math.isfinite(idle["kib_per_idle_socket"]):
             problems.append("idle: no memory per socket")
+    for name in ("storms", "flood"):
+        phase = results.get(name)
+        if config_of(results) and not config_of(results).get(f"skip_{name}") and not phase:
+            problems.append(f"{name}: did not run")
+        if phase and phase.get("server_tracebacks"):
+            problems.append(f"{name}: tracebacks {phase['server_tracebacks'][:3]}")
+    for kind, r in ((results.get("storms") or {}).get("kinds") or {}).items():
+        if (
+            r["sockets"]["opened"] < 1
+            or r["quiet"]["moves"]["errors"]
+            or r["storm"]["moves"]["errors"]
+        ):
+            problems.append(f"storms {kind}: nothing opened, or moves failed")
+        if not (math.isfinite(r["cpu_s"]) and r["cpu_s"] >= 0):
+            problems.append(f"storms {kind}: no CPU figure")
+    ghosts = (results.get("storms") or {}).get("ghosts")
+    if ghosts and ghosts["seat1_shown_online"]:
+        problems.append("storms: a ghost (the storm's seat still shown online)")
+    for kind, r in ((results.get("flood") or {}).get("kinds") or {}).items():
+        if not r["requests"] or r["quiet"]["errors"] or r["flood"]["errors"]:
+            problems.append(f"flood {kind}: no request, or moves failed")
     hooks = results.get("hooks")
     if config_of(results) and not config_of(results).get("skip_hooks") and not hooks:
         problems.append("hooks: did not run")
@@ -1116,8 +1228,10 @@ def sanity(results: dict) -> list[str]:
     for key, run in (storm or {}).items():
         name = f"storm ({key})"
         if run["other"]:
-            problems.append(f"{name}: sockets neither opened nor refused with 4409: {run['other']}")
-        counted = run["opened"] + run["refused"] + sum(run["other"].values())
+            problems.append(
+                f"{name}: sockets neither opened nor refused with 4409 or 4503: {run['other']}"
+            )
+        counted = run["opened"] + run["refused"] + run.get("busy", 0) + sum(run["other"].values())
         if counted != run["sockets"]:
             problems.append(f"{name}: {counted} of {run['sockets']} sockets accounted for")
         if not run["opened"]:
@@ -1284,7 +1398,8 @@ def readme_figures(results: dict) -> str:
                 continue
             q, d = run["quiet"], run["during"]
             parts.append(
-                f"{label}, {run['opened']} opened and {run['refused']} refused (4409), "
+                f"{label}, {run['opened']} opened and {run['refused']} refused (4409) "
+                f"or {run.get('busy', 0)} busy (4503), "
                 f"{_f(run['cpu']['storm_s'], 2)} s of server CPU "
                 f"({_f(run['cpu']['net_s'], 2)} s above quiet); another match's connect "
                 f"p50 / max {_f(q['p50_ms'], 0)} / {_f(q['max_ms'], 0)} ms quiet, "
@@ -1314,6 +1429,26 @@ def readme_figures(results: dict) -> str:
             "`BITSITE_HOOKS`, its sockets offering permessage-deflate as browsers do.",
             "",
             _grid(HOOKS_HEADERS, hooks_rows(hooks), markdown=True),
+        ]
+    storms = results.get("storms")
+    if storms and storms.get("kinds"):
+        lines += [
+            "",
+            f"Hostile storms: {storms['sockets']} sockets opened at once by one client (from "
+            "an address of its own, as behind a proxy), held "
+            f"{_f(storms['hold_s'], 0)} s, beside another match's moves and new sockets. "
+            + storms_ghosts(storms),
+            "",
+            _grid(STORMS_HEADERS, storms_rows(storms), markdown=True),
+        ]
+    flood = results.get("flood")
+    if flood and flood.get("kinds"):
+        lines += [
+            "",
+            "One client keeping 8 requests of the learn app's expensive pages in flight, "
+            f"beside one match at {_f(flood['rate'], 0)} moves/s:",
+            "",
+            _grid(FLOOD_HEADERS, flood_rows(flood), markdown=True),
         ]
     return "\n".join(lines)
 

@@ -48,6 +48,11 @@ PostgreSQL and Redis):
    path, interleaved) and closed-loop throughput, with the server's CPU time per move, on a
    fresh server for each setting of BITSITE_HOOKS: all on, all off, and all but one for
    each hook; the sockets offer permessage-deflate, as browsers do.
+9. Hostile storms (benchmarks/storms.py): one client's 500 sockets at once to a match, the
+   lobby and the watch page, with a cookie and without, beside another match's moves and
+   connects; the ghost check a minute later.
+10. Flood (benchmarks/flood.py): one client's 8 requests of the learn app's expensive pages
+   in flight beside one match's moves.
 
 Results: benchmarks/results/latest.json, latest.md and latency.png, and the figures in
 benchmarks/README.md (the full run), raw data in benchmarks/results/raw/ (git-ignored);
@@ -72,7 +77,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import load, lobby, memory, profile, report
+from benchmarks import flood, load, lobby, memory, profile, report, storms
 from benchmarks.servers import (
     REDIS_URL,
     BenchServer,
@@ -183,6 +188,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--skip-lobby", action="store_true")
     p.add_argument("--skip-fanout", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
+    p.add_argument(
+        "--skip-storms", action="store_true", help="the hostile storms (benchmarks/storms.py)"
+    )
+    p.add_argument(
+        "--skip-flood", action="store_true", help="the learn pages' flood (benchmarks/flood.py)"
+    )
     p.add_argument(
         "--memory-games",
         type=int,
@@ -1159,6 +1170,16 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")
+        if not args.skip_storms:
+            quick = ["--quick", "--sockets", "10", "--ghost-wait", "1"] if args.tiny else []
+            results["storms"] = asyncio.run(storms.storms_run(env, storms.parse_args(quick)))
+            busy(results, "hostile storms")
+        if not args.skip_flood:
+            quick = ["--quick", "--duration", "2", "--kinds", "cold-analysis,bare-get"]
+            results["flood"] = asyncio.run(
+                flood.flood_run(env, flood.parse_args(quick if args.tiny else []))
+            )
+            busy(results, "flood")
         if not args.skip_memory:
             results["memory"] = memory_run(env, args)
             busy(results, "solver memory")

@@ -119,7 +119,14 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
         "challenges": {"offered": 4, "done": 4, "errors": 0, "error_kinds": []},
         "watchers_open": 8,
     }
-    config = {"skip_fanout": True, "skip_storm": True, "skip_hooks": True, "churn_pages": 2}
+    config = {
+        "skip_fanout": True,
+        "skip_storm": True,
+        "skip_storms": True,
+        "skip_flood": True,
+        "skip_hooks": True,
+        "churn_pages": 2,
+    }
     sane = {"load": {"2": _run()}, "config": config, "lobby_fanout": fanout, "lobby_churn": churn}
     assert report.sanity(sane) == []
     lost = {**sane, "lobby_fanout": {**fanout, "challenges": {**moves, "pushes": 19}}}
@@ -159,7 +166,13 @@ def _hooks_config(hooks: str, **changes) -> dict:
 
 
 def test_the_hooks_run_is_reported_and_its_sanity_check_names_what_is_wrong():
-    config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True}
+    config = {
+        "skip_fanout": True,
+        "skip_storm": True,
+        "skip_storms": True,
+        "skip_flood": True,
+        "skip_lobby": True,
+    }
     hooks = {"n": 2, "configs": [_hooks_config("all"), _hooks_config("none")]}
     sane = {"load": {"2": _run()}, "config": config, "hooks": hooks}
     assert report.sanity(sane) == []
@@ -176,3 +189,38 @@ def test_the_hooks_run_is_reported_and_its_sanity_check_names_what_is_wrong():
     }
     problems = report.sanity({"load": {"2": _run()}, "config": config, "hooks": broken})
     assert problems == ["hooks all: no CPU figure", "hooks none: tracebacks [\"KeyError: 'x'\"]"]
+
+
+def _storm_kind(**changes) -> dict:
+    result = {
+        "quiet": {"moves": _moves(), "connects": {"p99_ms": 30.0}},
+        "storm": {"moves": _moves(), "connects": {"p99_ms": 60.0}},
+        "sockets": {"opened": 8, "refused": 400, "busy": 92, "other": {}},
+        "move_p99_ratio": 1.5,
+        "connect_p99_ratio": 2.0,
+        "cpu_s": 1.25,
+    }
+    result.update(changes)
+    return result
+
+
+def test_the_storms_and_the_flood_are_reported_and_checked():
+    config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True, "skip_hooks": True}
+    ghosts = {"waited_s": 60, "seat1_shown_online": False, "idle_cpu_before": 0.001}
+    ghosts["idle_cpu_after"] = 0.002
+    storms = {"sockets": 500, "hold_s": 3, "kinds": {"match-cookie": _storm_kind()}}
+    storms.update(ghosts=ghosts, server_tracebacks=[])
+    flood_kind = {"quiet": _moves(), "flood": _moves(), "p50_ratio": 1.0, "p99_ratio": 1.2}
+    flood_kind.update(answers={"200": 10, "429": 30}, requests=40)
+    flood = {"rate": 10.0, "kinds": {"cold-analysis": flood_kind}, "server_tracebacks": []}
+    sane = {"load": {"2": _run()}, "config": config, "storms": storms, "flood": flood}
+    assert report.sanity(sane) == []
+    assert report.storms_rows(storms)[0][-1] == "8 / 400 / 92 / 0"
+    assert report.flood_rows(flood)[0][-1] == "10 x 200, 30 x 429"
+    assert "read as gone" in report.storms_ghosts(storms)
+    haunted = {**storms, "ghosts": {**ghosts, "seat1_shown_online": True}}
+    assert any("a ghost" in p for p in report.sanity({**sane, "storms": haunted}))
+    assert report.sanity({"load": {"2": _run()}, "config": config}) == [
+        "storms: did not run",
+        "flood: did not run",
+    ]
