@@ -58,6 +58,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from autobahn.exception import Disconnected
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import (
@@ -85,6 +86,9 @@ MAX_FRAME = 1024
 FLOOD_FRAMES = 20
 FLOOD_WINDOW = 10.0
 SYNC_EVERY = 1.0  # seconds: a page's syncs are answered at most this often
+# What sending on a connection the client already closed raises: the ASGI spec asks for an
+# OSError; daphne (autobahn) raises its Disconnected. The disconnect message follows.
+CONNECTION_GONE = (OSError, Disconnected)
 
 
 def session_key(scope) -> str | None:
@@ -252,6 +256,13 @@ class Socket(AsyncWebsocketConsumer):
             await self.sync()
         except Exception:
             log.warning("%s sync failed", type(self).__name__, exc_info=True)
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        """Send a frame; if the page went away meanwhile, nothing (its disconnect follows)."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except CONNECTION_GONE:
+            log.debug("%s: the page went away before a frame was sent", type(self).__name__)
 
     async def refuse(self, code: int) -> None:
         """Accept and close at once, so that the page learns why (a refused handshake tells

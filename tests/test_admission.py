@@ -322,3 +322,20 @@ async def test_syncs_are_answered_at_most_once_a_second(counted):  # noqa: F811
     assert await page.receive_nothing(timeout=1.5)
     assert counted["renders"] == 2
     await page.disconnect()
+
+
+async def test_a_frame_for_a_page_that_went_away_is_dropped_quietly():
+    """daphne raises autobahn's Disconnected when a push lands on a connection its client
+    closed before the disconnect reached the socket; the push is for nobody, not an error."""
+    from autobahn.exception import Disconnected
+
+    from games.consumers import MatchConsumer
+
+    async def gone(message):
+        raise Disconnected("Attempt to send on a closed protocol")
+
+    consumer = MatchConsumer()
+    consumer.base_send = gone
+    consumer.version, consumer.marks = 0, {}
+    await consumer.send(text_data="<div id='board'></div>")  # nothing raised
+    await consumer.match_changed({"version": 1, "html": "<div></div>", "marks": None})
