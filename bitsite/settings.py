@@ -97,6 +97,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+# The user name axes records, cut to what its records hold (a longer one overflowed them).
+AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 
 # Accounts (accounts/): optional; signing in takes the browser's seats into the account.
 LOGIN_URL = "login"
