@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
+    "bitsite.edge.EdgeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files: precompressed
     # Pages compressed on the wire (Django masks the CSRF token and adds gzip padding
     # against BREACH).
@@ -97,6 +99,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+# The user name axes records, cut to what its records hold (a longer one overflowed them).
+AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 # The user name axes records, cut to what its records hold (a longer one overflowed them).
 AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 
