@@ -70,6 +70,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
     "bitsite.edge.EdgeMiddleware",
+    # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
+    "bitsite.edge.EdgeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files: precompressed
     # Pages compressed on the wire (Django masks the CSRF token and adds gzip padding
     # against BREACH).
@@ -99,6 +101,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+# The user name axes records, cut to what its records hold (a longer one overflowed them).
+AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 # The user name axes records, cut to what its records hold (a longer one overflowed them).
 AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 # The user name axes records, cut to what its records hold (a longer one overflowed them).
@@ -366,9 +370,12 @@ SECURE_HSTS_PRELOAD = SECURE
 if env_bool("DJANGO_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# A request refused with a 4xx (RequestDataTooBig, TooManyFieldsSent, DisallowedHost...) is
+# one line, without its traceback (bitsite/logs.py).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"one_line_refusals": {"()": "bitsite.logs.OneLineRefusals"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["one_line_refusals"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }
