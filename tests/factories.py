@@ -76,3 +76,14 @@ async def until(condition, timeout: float = 30.0, every: float = 0.01) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"still not so after {timeout} s: {condition}")
         await asyncio.sleep(every)
+
+
+def wait_until(condition, timeout: float = 30.0, every: float = 0.02) -> None:
+    """``until`` for a test without an event loop (a thread, a server in another process)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not so after {timeout} s: {condition}")
+        time.sleep(every)

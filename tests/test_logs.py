@@ -28,7 +28,7 @@ def lines(stream: io.StringIO) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "data, message",
+    ("data", "message"),
     [
         ({f"f{i}": "1" for i in range(1001)}, "The number of GET/POST parameters exceeded"),
         ({"name": "x" * (2_621_440 + 1)}, "Request body exceeded"),

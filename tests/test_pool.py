@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 import urllib.error
 import urllib.request
 
@@ -17,7 +16,7 @@ from django.db.utils import OperationalError
 
 from bitsite.database import RETRY_AFTER, pool_exhausted
 from games.models import Match
-from tests.factories import make_match
+from tests.factories import make_match, wait_until
 from tests.servers import DaphneServer, database_url, server_env
 
 
@@ -39,13 +38,6 @@ def waiting_on_a_lock() -> bool:
             "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
         )
         return cursor.fetchone()[0] > 0
-
-
-def wait_for(condition, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"still not so after {timeout} s: {condition}"
-        time.sleep(0.02)
 
 
 class NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -89,7 +81,7 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
             Match.objects.select_for_update().get(pk=match.pk)
             joiner = threading.Thread(target=join)
             joiner.start()
-            wait_for(waiting_on_a_lock)  # the join holds the pool's only connection
+            wait_until(waiting_on_a_lock)  # the join holds the pool's only connection
             status, headers, page = fetch(server.url + "/")
         joiner.join(timeout=30)
     finally:
