@@ -4,29 +4,36 @@ On PostgreSQL each server process keeps a pool of at most ``DJANGO_DB_POOL_SIZE`
 connections (bitsite/settings.py), and a request waits at most ``DJANGO_DB_POOL_TIMEOUT``
 seconds for one. A burst larger than the pool can serve in that time (two hundred racing
 joins) used to end in 500s ("couldn't get a connection after 5.00 sec"). It is an
-overload, not an error: the request is answered 503 with ``Retry-After``, and a
-websocket is closed with 4503 (its page tries again).
+overload, not an error: the request is answered 503 with ``Retry-After`` and a page that
+says to try again, and a websocket is closed with 4503 (its page tries again).
 
-- ``PoolMiddleware`` takes the request's connection first, before the session, the
-  account or the view touch the database (a request keeps its connection to its end, in
-  its own thread), so a request that gets none is refused before any work; a view that
-  still meets an empty pool is answered the same way (``process_exception``). /healthz
-  is left to say what is down in its own words.
-- ``pool_exhausted(error)``: whether an exception is the pool's "none to give", for
-  whoever else takes connections (the websocket consumers' database threads, which take
-  one for each call): refuse with 4503 then.
+A request takes a connection when it first reads the database (a page that needs none,
+a theory page, holds none), wherever that is:
+
+- in a view: ``PoolMiddleware.process_exception``;
+- in a middleware (the session read by the account's, ``accounts/signin.py``): the 500
+  handler (``server_error``, bitsite/urls.py), which Django calls while it handles the
+  exception, in the thread that raised it.
+
+One gap is left: without the ``sync_chain`` hook (``BITSITE_HOOKS``), Django handles an
+exception raised by a middleware written for both modes (the session's save, when it is
+a request's first write) in another thread, where the 500 handler cannot see it.
+
+``pool_exhausted(error)`` tells the pool's "none to give" from other errors, for whoever
+else takes connections (the websocket consumers' database threads, which take one for
+each call): refuse with 4503 then. ``bitsite/logs.py`` logs such a 503 in one line.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.core.exceptions import MiddlewareNotUsed
-from django.db import DatabaseError, connection
+from django.db import connection
 from django.http import HttpResponse
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.utils.functional import cached_property
+from django.views import defaults
 
 log = logging.getLogger(__name__)
 
@@ -57,18 +64,32 @@ def pool_exhausted(error: BaseException | None) -> bool:
     return False
 
 
-def busy_response() -> HttpResponse:
+def busy_response(request, error: BaseException) -> HttpResponse:
     """503 with Retry-After, and a page that says to try again (rendered without the
-    request: its session is in the database this request could not reach)."""
+    request: its session may be in the database this request could not reach)."""
+    log.warning(
+        "503 for %s %s: no database connection free in time (%s)",
+        request.method,
+        request.path,
+        error.__cause__ or error,
+    )
     response = HttpResponse(render_to_string("503.html", {"retry_after": RETRY_AFTER}))
     response.status_code = 503
     response["Retry-After"] = str(RETRY_AFTER)
     return response
 
 
+def server_error(request):
+    """handler500: an empty pool is a 503; anything else Django's own 500 page."""
+    error = sys.exc_info()[1]
+    if pool_exhausted(error):
+        return busy_response(request, error)
+    return defaults.server_error(request)
+
+
 class PoolMiddleware:
-    """Take the request's database connection before anything needs it; none within the
-    pool's timeout is a 503 (see the module's docstring). Not used without a pool."""
+    """A view that meets an empty pool is answered 503 (see the module's docstring). Not
+    used without a pool."""
 
     def __init__(self, get_response):
         if not pooled():
@@ -76,31 +97,9 @@ class PoolMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path_info != self.health_path:
-            try:
-                connection.ensure_connection()
-            except DatabaseError as error:
-                # Any other error (PostgreSQL refuses the connection) is met by what reads
-                # the database, as without this middleware.
-                if pool_exhausted(error):
-                    return self.refuse(request, error)
         return self.get_response(request)
-
-    @cached_property
-    def health_path(self) -> str:
-        """/healthz says what is down itself, in its own words (bitsite/health.py)."""
-        return reverse("healthz")
 
     def process_exception(self, request, exception):
         if pool_exhausted(exception):
-            return self.refuse(request, exception)
+            return busy_response(request, exception)
         return None
-
-    def refuse(self, request, error) -> HttpResponse:
-        log.warning(
-            "503 for %s %s: no database connection free in time (%s)",
-            request.method,
-            request.path,
-            error.__cause__ or error,
-        )
-        return busy_response()

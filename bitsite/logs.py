@@ -5,12 +5,15 @@ not allowed: ``django.security.*``) or another 4xx raised as an exception (``Bad
 ``PermissionDenied``: ``django.request``) with the exception's full traceback. Those are
 the client's mistakes or probes, not the site's: a flood of them buried the real errors.
 ``OneLineRefusals``, on the console handler (settings.LOGGING), keeps their one line (what
-was refused, and where) and drops the traceback. A 5xx keeps its traceback.
+was refused, and where) and drops the traceback; so it does for a 503 for want of a
+database connection (an overload, not a bug). Any other 5xx keeps its traceback.
 """
 
 from __future__ import annotations
 
 import logging
+
+from bitsite.database import pool_exhausted
 
 
 def refusal(record: logging.LogRecord) -> bool:
@@ -21,9 +24,15 @@ def refusal(record: logging.LogRecord) -> bool:
     return record.name == "django.request" and isinstance(status, int) and 400 <= status < 500
 
 
+def busy(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is Django's note of a 503 for want of a database connection
+    (bitsite/database.py says why, in a line of its own)."""
+    return record.name == "django.request" and pool_exhausted(record.exc_info[1])
+
+
 class OneLineRefusals(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info and refusal(record):
+        if record.exc_info and (refusal(record) or busy(record)):
             record.exc_info = None
             record.exc_text = None
         return True

@@ -71,8 +71,9 @@ MIDDLEWARE = [
     # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
     "bitsite.edge.EdgeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files: precompressed
-    # On PostgreSQL: the request's connection from the pool first, or 503 with Retry-After.
-    # (These three, sync-only, side by side: Django's async chain crosses threads once.)
+    # On PostgreSQL: a view that finds the connection pool empty is a 503 with Retry-After
+    # (so is a middleware, through handler500: bitsite/database.py). Sync-only, as are the
+    # two before it: side by side, Django's async chain crosses threads once for them.
     "bitsite.database.PoolMiddleware",
     # Pages compressed on the wire (Django masks the CSRF token and adds gzip padding
     # against BREACH).

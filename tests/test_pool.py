@@ -1,7 +1,7 @@
 """PostgreSQL's connection pool empty: a request is answered 503 with Retry-After, never
 500 (bitsite/database.py). A real daphne with a pool of one connection and a short wait:
 a join waits for the match's row, which the test holds, so it keeps the only connection;
-another request meanwhile finds none."""
+other requests meanwhile find none, whether their view or a middleware asks first."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ import urllib.error
 import urllib.request
 
 import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.utils import OperationalError
+from django.test import Client
 
 from bitsite.database import RETRY_AFTER, pool_exhausted
 from games.models import Match
@@ -51,6 +54,11 @@ class NoRedirects(urllib.request.HTTPRedirectHandler):
 def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
     assert connection.vendor == "postgresql"
     match, _, _ = make_match(joined=False)
+    browser = Client()
+    browser.force_login(get_user_model().objects.create_user("ada", password="pw-Ada-12345"))
+    signed_in = (
+        f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}"
+    )
     env = server_env(
         database_url(connection.settings_dict),
         DJANGO_DB_POOL_SIZE="1",
@@ -82,13 +90,21 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
             joiner = threading.Thread(target=join)
             joiner.start()
             wait_until(waiting_on_a_lock)  # the join holds the pool's only connection
-            status, headers, page = fetch(server.url + "/")
+            busy = {
+                # The view is the first to read the database (the lobby's challenges).
+                "a page": fetch(server.url + "/"),
+                # A middleware is: the account's (accounts/signin.py) reads the user.
+                "signed in": fetch(
+                    server.url + "/accounts/logout/", data=b"", headers={"Cookie": signed_in}
+                ),
+            }
         joiner.join(timeout=30)
     finally:
         server.stop()
-    assert status == 503, (status, page[:300])
-    assert headers["Retry-After"] == str(RETRY_AFTER)
-    assert "Too busy for a moment" in page
+    for status, headers, page in busy.values():
+        assert status == 503, (busy.keys(), status, page[:300])
+        assert headers["Retry-After"] == str(RETRY_AFTER)
+        assert "Too busy for a moment" in page
     assert joined == {"status": 303}  # the join went on once the row was free
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
