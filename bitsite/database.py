@@ -5,7 +5,7 @@ connections (bitsite/settings.py), and a request waits at most ``DJANGO_DB_POOL_
 seconds for one. A burst larger than the pool can serve in that time (two hundred racing
 joins) used to end in 500s ("couldn't get a connection after 5.00 sec"). It is an
 overload, not an error: the request is answered 503 with ``Retry-After`` and a page that
-says to try again, and a websocket is closed with 4503 (its page tries again).
+says to try again (and a websocket should be closed with 4503: its page tries again).
 
 A request takes a connection when it first reads the database (a page that needs none,
 a theory page, holds none), wherever that is:
