@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts import my_games
+from accounts.forms import AdminSignInForm
 from games.models import Match
 from ratings.admin import RatingChangeInline, RatingInline
 
@@ -23,6 +24,8 @@ User = get_user_model()
 RECENT_SHOWN = 20
 
 admin.site.unregister(User)
+# The admin's sign-in refuses an over-long user name before it authenticates, as the site's.
+admin.site.login_form = AdminSignInForm
 
 
 @admin.register(User)

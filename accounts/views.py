@@ -26,7 +26,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import my_games
-from accounts.forms import GamesFilter, SignUpForm
+from accounts.forms import GamesFilter, SignInForm, SignUpForm
 from accounts.models import Profile
 from games.http import see_other
 from games.views import limited
@@ -85,10 +85,12 @@ def _sign_up(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def login_view(request):
-    """Django's LoginView (its form is what django-axes throttles); its ``next`` is
-    followed only on this site."""
+    """Django's LoginView (its form is what django-axes throttles), with a form that
+    refuses an over-long user name before it authenticates; its ``next`` is followed only
+    on this site."""
     view = auth_views.LoginView.as_view(
         template_name="accounts/login.html",
+        authentication_form=SignInForm,
         extra_context={"password_reset": password_reset_enabled()},
     )
     return view(request)

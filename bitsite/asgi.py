@@ -1,8 +1,10 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Websockets are origin-checked (bitsite/origins.py: the site's own scheme, host and port)
-and carry the Django session, which is where a player's seat secret lives (read by the
-consumer itself, once, when a socket opens: no user lookup per connection).
+Websockets are refused if they carry a NUL or an over-long value (bitsite/edge.py, as
+HTTP requests are by its middleware), origin-checked (bitsite/origins.py: the site's own
+scheme, host and port) and carry the Django session, which is where a player's seat
+secret lives (read by the consumer itself, once, when a socket opens: no user lookup per
+connection).
 
 Every connection also tells the live layer which event loop serves it
 (``bitsite.loop``): pushes made in a request's thread, or on the SQLite writer's, are
@@ -27,6 +29,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from bitsite import loop, runtime  # noqa: E402
+from bitsite.edge import EdgeGuard  # noqa: E402
 from bitsite.origins import SameOriginValidator  # noqa: E402
 
 django_asgi_app = runtime.asgi_handler()
@@ -40,8 +43,10 @@ def build(extra_websocket_routes=()):
         ProtocolTypeRouter(
             {
                 "http": django_asgi_app,
-                "websocket": SameOriginValidator(
-                    SessionMiddlewareStack(URLRouter(routes(extra_websocket_routes)))
+                "websocket": EdgeGuard(
+                    SameOriginValidator(
+                        SessionMiddlewareStack(URLRouter(routes(extra_websocket_routes)))
+                    )
                 ),
             }
         )

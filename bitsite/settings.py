@@ -68,7 +68,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
+    "bitsite.edge.EdgeMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files: precompressed
+    # On PostgreSQL: a view that finds the connection pool empty is a 503 with Retry-After
+    # (so is a middleware, through handler500: bitsite/database.py). Sync-only, as are the
+    # two before it: side by side, Django's async chain crosses threads once for them.
+    "bitsite.database.PoolMiddleware",
     # Pages compressed on the wire (Django masks the CSRF token and adds gzip padding
     # against BREACH).
     "django.middleware.gzip.GZipMiddleware",
@@ -97,6 +103,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
+# The user name axes records, cut to what its records hold (a longer one overflowed them).
+AXES_USERNAME_CALLABLE = "accounts.forms.axes_username"
 
 # Accounts (accounts/): optional; signing in takes the browser's seats into the account.
 LOGIN_URL = "login"
@@ -166,14 +174,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI every request runs in a thread of its own, so Django's persistent
-    # connections cannot be reused: a pool per process bounds the connections (two
-    # processes stay well under PostgreSQL's default max_connections of 100).
+    # connections cannot be reused: a pool per process bounds the connections. Every
+    # connection of the process comes from it (requests, and the sockets' database
+    # threads), so PostgreSQL's max_connections must exceed processes x DJANGO_DB_POOL_SIZE
+    # plus room for migrations, cron and psql (docs/operations.md: three processes of 20
+    # stay well under the default of 100).
+    _POOL_MAX = int(os.environ.get("DJANGO_DB_POOL_SIZE", "20"))
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 2,
-        "max_size": int(os.environ.get("DJANGO_DB_POOL_SIZE", "20")),
+        "min_size": min(2, _POOL_MAX),
+        "max_size": _POOL_MAX,
         # How long a request waits for a connection: a request holds one for milliseconds,
-        # so a longer wait means PostgreSQL is gone (and /healthz should say so quickly).
+        # so a longer wait means a burst larger than the pool, or PostgreSQL gone. Past it
+        # the request is answered 503 with Retry-After (bitsite/database.py).
         "timeout": float(os.environ.get("DJANGO_DB_POOL_TIMEOUT", "5")),
     }
 
@@ -403,9 +416,12 @@ SECURE_HSTS_PRELOAD = SECURE
 if env_bool("DJANGO_BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# A request refused with a 4xx (RequestDataTooBig, TooManyFieldsSent, DisallowedHost...) is
+# one line, without its traceback (bitsite/logs.py).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"one_line_refusals": {"()": "bitsite.logs.OneLineRefusals"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["one_line_refusals"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

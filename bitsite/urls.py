@@ -3,6 +3,9 @@ from django.urls import include, path
 
 from bitsite.health import healthz
 
+# An empty PostgreSQL pool is a 503 with Retry-After, anything else the 500 page.
+handler500 = "bitsite.database.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),

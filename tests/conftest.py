@@ -1,8 +1,10 @@
-"""Shared fixtures: services markers, a daphne server, and Chromium through Playwright."""
+"""Shared fixtures: services markers, a daphne server, Chromium through Playwright, and
+nginx."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from tests.servers import ARTIFACTS, ROOT, DaphneServer, database_url, server_env
 
 CHROMIUM = "/usr/bin/chromium"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -149,6 +152,17 @@ def daphne(transactional_db, request) -> DaphneServer:
     server = DaphneServer(env, name=request.node.name[:40]).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def nginx_binary() -> str:
+    """Debian's nginx, for the proxy tests (tests/test_proxy.py)."""
+    if not os.path.exists(NGINX):
+        message = f"nginx is not installed at {NGINX} (apt-get install nginx)"
+        if IN_CI:
+            pytest.fail(message + ": CI must run the proxy tests.")
+        pytest.skip(message)
+    return NGINX
 
 
 @pytest.fixture

@@ -79,7 +79,8 @@ async def until(condition, timeout: float = 30.0, every: float = 0.01) -> None:
 
 
 def until_sync(condition, timeout: float = 30.0, every: float = 0.01) -> None:
-    """``until`` for a test without an event loop (one that waits for threads it started)."""
+    """``until`` for a test without an event loop (threads it started, a server in another
+    process)."""
     import time
 
     deadline = time.monotonic() + timeout

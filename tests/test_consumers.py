@@ -231,16 +231,16 @@ async def test_behind_a_proxy_its_forwarded_scheme_counts(settings):
     [
         "/ws/m/AAAAAAAAAAAAAAAA/",  # the right form, no such match
         "/ws/m/no-such-match/",
-        "/ws/m/\x00/",
-        "/ws/m/a\x00bcdefghijklmnop/",
         "/ws/m/\xff/",
-        "/ws/m/" + "x" * 4000 + "/",
+        "/ws/m/" + "x" * 2000 + "/",
         "/ws/m/../../etc/passwd/",
         "/ws/nothing/here/",
         "/",
     ],
 )
 async def test_an_unknown_match_or_path_is_closed_with_4404(path):
+    """(A NUL or a path over 2,048 characters is refused before, at the handshake:
+    tests/test_fuzz.py.)"""
     headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()

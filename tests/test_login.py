@@ -53,3 +53,44 @@ def test_the_limit_comes_from_the_settings(admin_user):
         for _ in range(2):
             sign_in(client, "wrong", username="nobody")
         assert sign_in(client, "the-right-password-42").status_code == 429
+
+
+# ---- over-long user names: refused before authenticating, and never overflowing axes' records
+
+
+LONG_NAME = "x" * 256  # axes' column holds 255; an account's name at most 150
+
+
+@pytest.mark.parametrize("page", ["/accounts/login/", "/admin/login/"])
+def test_an_over_long_user_name_is_refused_before_it_authenticates(page):
+    response = Client().post(page, {"username": LONG_NAME, "password": "whatever-it-is"})
+    assert response.status_code == 200  # the form again, saying why
+    assert "No account has a user name that long: at most 150 characters." in (
+        response.content.decode()
+    )
+    assert not AccessAttempt.objects.exists()  # not even a failure to count
+
+
+def test_axes_records_a_failure_for_any_name_cut_to_what_its_records_hold():
+    """Whatever calls ``authenticate`` (a form that checks nothing, a later view),
+    django-axes records the failure without overflowing its column (a 500 on PostgreSQL)."""
+    from django.contrib.auth import authenticate
+    from django.test import RequestFactory
+
+    request = RequestFactory().post("/somewhere/", REMOTE_ADDR="192.0.2.40")
+    assert authenticate(request, username=LONG_NAME + "y" * 100, password="nope") is None
+    attempt = AccessAttempt.objects.get()
+    assert attempt.username == LONG_NAME[:255]
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("page", ["/accounts/login/", "/admin/login/"])
+def test_an_over_long_user_name_is_no_500_on_postgresql(page):
+    from django.db import connection
+
+    assert connection.vendor == "postgresql"
+    response = Client(raise_request_exception=False).post(
+        page, {"username": LONG_NAME, "password": "whatever-it-is"}
+    )
+    assert response.status_code == 200
+    assert not AccessAttempt.objects.exists()

@@ -85,9 +85,12 @@ def test_channel_layer_and_cache_follow_redis_url():
         assert cache == sessions == "django.core.cache.backends.locmem.LocMemCache"
 
 
-def test_daphne_comes_first_and_websockets_are_origin_checked():
+def test_daphne_comes_first_and_websockets_are_checked_at_the_edge_then_origin_checked():
     from bitsite.asgi import application
+    from bitsite.edge import EdgeGuard
     from bitsite.origins import SameOriginValidator
 
     assert settings.INSTALLED_APPS[0] == "daphne"
-    assert isinstance(application.application_mapping["websocket"], SameOriginValidator)
+    edge = application.application_mapping["websocket"]
+    assert isinstance(edge, EdgeGuard)
+    assert isinstance(edge.application, SameOriginValidator)

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from bitsite.edge import MAX_VALUE
 from games.rules import GAMES, get_game
 from learn import puzzles
 from learn.views.puzzles import SESSION_KEY, record_of
@@ -311,7 +312,7 @@ def test_a_wrong_move_says_why_resets_the_streak_and_shows_the_winning_moves():
         {"move": "1", "at": "5"},
         {"move": "99", "at": "0"},
         {"move": "", "at": "0"},
-        {"move": "x" * 5000, "at": "0"},
+        {"move": "x" * MAX_VALUE, "at": "0"},  # the longest the edge lets through
         {"move": "<b>1</b>", "at": "0"},
     ],
 )
