@@ -70,6 +70,7 @@ from django.contrib.auth import (
 )
 from django.utils.crypto import constant_time_compare
 
+from bitsite.database import pool_exhausted
 from games import admission, limits, presence
 from games.live import SEND_TIMEOUT, publisher
 
@@ -184,13 +185,32 @@ class Socket(AsyncWebsocketConsumer):
             return
         try:
             welcome = await self.handshake()
+        except Exception as error:
+            if not pool_exhausted(error):
+                raise
+            await self.refuse(CLOSE_TRY_LATER)  # PostgreSQL's pool is empty: later
+            return
         finally:
             admission.gate.leave(client)
         if welcome and not self.ended:
             # Out of the line: what the page shows first is read once for every socket
             # that asks at the same time (``Shared``), however many there are.
-            await self.opened()
+            if await self.busy_if_pool_empty(self.opened()):
+                return
             self.heartbeat_task = asyncio.create_task(self._heartbeat())
+
+    async def busy_if_pool_empty(self, step) -> bool:
+        """Run ``step`` (an awaitable); if PostgreSQL's pool had no connection to give, close
+        the socket with 4503 (the page tries again) and say so."""
+        try:
+            await step
+        except Exception as error:
+            if not pool_exhausted(error):
+                raise
+            log.warning("%s: the database pool is empty; the page will try again", type(self))
+            await self.close(code=CLOSE_TRY_LATER)
+            return True
+        return False
 
     async def handshake(self) -> bool:
         """The socket's own work, in its turn: True once it is accepted."""
@@ -245,7 +265,7 @@ class Socket(AsyncWebsocketConsumer):
         wait = self.synced_at + SYNC_EVERY - time.monotonic()
         if wait <= 0:
             self.synced_at = time.monotonic()
-            await self.sync()
+            await self.busy_if_pool_empty(self.sync())
         else:
             self.sync_task = asyncio.create_task(self._sync_later(wait))
 
@@ -253,7 +273,7 @@ class Socket(AsyncWebsocketConsumer):
         await asyncio.sleep(wait)
         self.synced_at = time.monotonic()
         try:
-            await self.sync()
+            await self.busy_if_pool_empty(self.sync())
         except Exception:
             log.warning("%s sync failed", type(self).__name__, exc_info=True)
 

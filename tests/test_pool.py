@@ -5,6 +5,7 @@ other requests meanwhile find none, whether their view or a middleware asks firs
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
 import urllib.error
@@ -41,6 +42,20 @@ def waiting_on_a_lock() -> bool:
             "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
         )
         return cursor.fetchone()[0] > 0
+
+
+def socket_close_code(url: str, origin: str) -> int | None:
+    """Open a websocket, read until it closes: its close code (None: it sent a frame)."""
+    import aiohttp
+
+    async def run():
+        async with aiohttp.ClientSession() as http, http.ws_connect(url, origin=origin) as ws:
+            message = await ws.receive(timeout=30)
+            if message.type == aiohttp.WSMsgType.TEXT:
+                return None
+            return ws.close_code
+
+    return asyncio.run(run())
 
 
 class NoRedirects(urllib.request.HTTPRedirectHandler):
@@ -98,6 +113,9 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
                     server.url + "/accounts/logout/", data=b"", headers={"Cookie": signed_in}
                 ),
             }
+            # A match's socket reads the match: it is closed with "try again later".
+            ws_url = server.url.replace("http", "ws", 1) + f"/ws/m/{match.public_id}/"
+            socket_code = socket_close_code(ws_url, server.url)
         joiner.join(timeout=30)
     finally:
         server.stop()
@@ -105,6 +123,7 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
         assert status == 503, (busy.keys(), status, page[:300])
         assert headers["Retry-After"] == str(RETRY_AFTER)
         assert "Too busy for a moment" in page
+    assert socket_code == 4503
     assert joined == {"status": 303}  # the join went on once the row was free
     match.refresh_from_db()
     assert match.status == Match.Status.PLAYING
