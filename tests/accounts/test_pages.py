@@ -140,7 +140,8 @@ def test_failures_at_the_admin_lock_the_site_login():
 
 def test_sign_ups_are_rate_limited(settings):
     # Each sign-up starts a new session (a sign-in does): it is the address that counts.
-    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "account": ("100/m", "2/m")}
+    # Per hour: a fixed window that turned over between the sign-ups would reset the count.
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "account": ("100/h", "2/h")}
     browser = Client(REMOTE_ADDR=an_address())
     for name in ("ann", "ben"):
         browser.post("/accounts/logout/")
