@@ -34,13 +34,11 @@ import asyncio
 import json
 import random
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from benchmarks import load
-from benchmarks.servers import BenchServer, bench_env, run_module, wait_quiet
+from benchmarks.servers import BenchServer, run_alone, run_module, wait_quiet
 from games.rules import get_game
 
 # The flooder's addresses, as a proxy would pass them (TEST-NET-3: never a real client):
@@ -261,23 +259,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    extra = dict(item.split("=", 1) for item in args.env)
-    with tempfile.TemporaryDirectory(prefix="bitsite-flood-") as tmp:
-        env = bench_env(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}") | extra
-        run_module(env, "benchmarks.fixtures", "prepare")
-        print(
-            f"Flood: {args.in_flight} requests in flight from "
-            f"{'127.0.0.1' if args.loopback else FLOOD_NETWORK + 'x'}, beside one match at "
-            f"{args.rate:g} moves/s; {args.duration:g} s of each kind in {args.segments} turns",
-            flush=True,
-        )
-        results = asyncio.run(flood_run(env, args))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
-    if results["server_tracebacks"]:
-        print("server tracebacks:", *results["server_tracebacks"][:5], sep="\n  ")
-        return 1
-    return 0
+    banner = (
+        f"Flood: {args.in_flight} requests in flight from "
+        f"{'127.0.0.1' if args.loopback else FLOOD_NETWORK + 'x'}, beside one match at "
+        f"{args.rate:g} moves/s; {args.duration:g} s of each kind in {args.segments} turns"
+    )
+    return run_alone(flood_run, args, banner)
 
 
 if __name__ == "__main__":

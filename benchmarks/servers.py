@@ -9,10 +9,12 @@ asks for the access log off.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -185,3 +187,21 @@ class PostgresDatabase:
 
         with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def run_alone(phase, args, banner: str) -> int:
+    """A phase of benchmarks.run on its own (``python -m benchmarks.flood``, ``.storms``):
+    a fresh SQLite database, the server's extra ``--env KEY=VALUE``, the phase's results in
+    ``--json`` if asked; 1 if the server logged a traceback."""
+    extra = dict(item.split("=", 1) for item in args.env)
+    with tempfile.TemporaryDirectory(prefix="bitsite-phase-") as tmp:
+        env = bench_env(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}") | extra
+        run_module(env, "benchmarks.fixtures", "prepare")
+        print(banner, flush=True)
+        results = asyncio.run(phase(env, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
+    if results["server_tracebacks"]:
+        print("server tracebacks:", *results["server_tracebacks"][:5], sep="\n  ")
+        return 1
+    return 0

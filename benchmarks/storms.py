@@ -33,12 +33,10 @@ import asyncio
 import json
 import random
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 from benchmarks import load
-from benchmarks.servers import BenchServer, bench_env, run_module, wait_quiet
+from benchmarks.servers import BenchServer, run_alone, run_module, wait_quiet
 
 STORM_ADDRESS = "203.0.113.66"  # the storming client, as a proxy would pass it (TEST-NET-3)
 PAGES = {"match": "a match's page", "lobby": "the lobby", "watch": "the watch page"}
@@ -165,8 +163,7 @@ async def ghost_check(server, client, target, row, args, idle_before: float) -> 
     idle_after = await idle_cpu(server)
     path = f"/ws/m/{row['public_id']}/"
     sock = await client.socket(target, path, load.parse_ply, f"sessionid={row['sessions']['2']}")
-    first = await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
-    del first
+    await asyncio.wait_for(asyncio.shield(sock.first), load.PUSH_TIMEOUT)
     html = sock.last_text
     await sock.close()
     return {
@@ -243,24 +240,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    extra = dict(item.split("=", 1) for item in args.env)
-    with tempfile.TemporaryDirectory(prefix="bitsite-storms-") as tmp:
-        env = bench_env(f"sqlite:///{Path(tmp) / 'bench.sqlite3'}") | extra
-        run_module(env, "benchmarks.fixtures", "prepare")
-        print(
-            f"Storms: {args.sockets} sockets at once from "
-            f"{'127.0.0.1' if args.loopback else STORM_ADDRESS}, held {args.hold:g} s, beside "
-            f"one match at {args.rate:g} moves/s and a new spectator socket every "
-            f"{args.probe_gap:g} s",
-            flush=True,
-        )
-        results = asyncio.run(storms_run(env, args))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
-    if results["server_tracebacks"]:
-        print("server tracebacks:", *results["server_tracebacks"][:5], sep="\n  ")
-        return 1
-    return 0
+    banner = (
+        f"Storms: {args.sockets} sockets at once from "
+        f"{'127.0.0.1' if args.loopback else STORM_ADDRESS}, held {args.hold:g} s, beside "
+        f"one match at {args.rate:g} moves/s and a new spectator socket every "
+        f"{args.probe_gap:g} s"
+    )
+    return run_alone(storms_run, args, banner)
 
 
 if __name__ == "__main__":
