@@ -76,10 +76,46 @@
     }
   });
 
+  // A redraw of the board the page already shows (the socket's first board, a presence
+  // mark) waits while the person is pressing something on the board or a request of theirs
+  // is on its way: replaced between the press and the release, the button they pressed
+  // would never see its click. Once they let go, the page asks for what is current.
+  var pressing = false, requests = 0, held = false;
+  function sameVersion(html) {
+    var found = /id="board"[^>]*data-version="(\d+)"/.exec(html);
+    return found !== null && parseInt(found[1], 10) === version(document.getElementById("board"));
+  }
+  function askAgain() {
+    if (held && !pressing && requests === 0 && socket) {
+      held = false;
+      socket.send(JSON.stringify({ type: "sync" }));
+    }
+  }
+  document.addEventListener("pointerdown", function (e) {
+    var b = document.getElementById("board");
+    if (b && b.contains(e.target)) pressing = true;
+  }, true);
+  ["pointerup", "pointercancel"].forEach(function (kind) {
+    document.addEventListener(kind, function () {
+      // After the click this release makes (and the request it sends) has begun.
+      setTimeout(function () { pressing = false; askAgain(); }, 0);
+    }, true);
+  });
+  document.addEventListener("htmx:beforeRequest", function () { requests++; });
+  document.addEventListener("htmx:afterRequest", function () {
+    requests = Math.max(0, requests - 1);
+    askAgain();
+  });
+
   var shownVersion = -1;
   document.addEventListener("htmx:wsBeforeMessage", function (e) {
     if (isStale(e.detail.message)) {
       e.preventDefault();
+      return;
+    }
+    if ((pressing || requests > 0) && sameVersion(e.detail.message)) {
+      e.preventDefault();
+      held = true;
       return;
     }
     shownVersion = version(document.getElementById("board"));

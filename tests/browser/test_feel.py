@@ -271,3 +271,61 @@ def test_moves_typed_into_the_box_one_after_another(mode, live_server_url, new_p
         expect(page.locator("#typed-move")).to_be_visible()  # the box stays open
         expect(page.locator("#typed-move")).to_have_value("")
     assert page.console_errors == []
+
+
+# Counts, in the page, the socket's boards: received (before htmx handles them) and shown.
+COUNT_BOARDS = """() => {
+  window.__boardsIn = 0; window.__boardsShown = 0;
+  const isBoard = e => /id="board"/.test(e.detail.message);
+  const on = (kind, f) => document.addEventListener(kind, e => { if (isBoard(e)) f(); });
+  on("htmx:wsBeforeMessage", () => window.__boardsIn++);
+  on("htmx:wsAfterMessage", () => window.__boardsShown++);
+}"""
+# What the page does when it comes back from sleep: asks its socket for the current board
+# (the same board, at the same version, drawn again).
+ASK_FOR_THE_BOARD = "() => document.dispatchEvent(new Event('visibilitychange'))"
+
+
+def open_as_joiner(bob, url):
+    bob.goto(url)
+    wait_for_socket(bob)
+    bob.evaluate(COUNT_BOARDS)
+
+
+def redraw_while_pressing(bob, locator):
+    """Press ``locator`` and hold it while the socket's redraw of the same board arrives
+    and the page has handled it."""
+    box = locator.bounding_box()
+    bob.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    bob.mouse.down()
+    bob.evaluate(ASK_FOR_THE_BOARD)
+    bob.wait_for_function("() => window.__boardsIn >= 1")
+
+
+def test_a_press_on_join_survives_a_redraw_of_the_same_board(live_server_url, new_page):
+    """The socket redraws the board the page shows while the joiner holds the button
+    down: the release still joins (the redraw waits until the press is over). Before, the
+    button was replaced under the press and its click was lost."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    open_as_joiner(bob, url)
+    bob.fill("#join-name", "Bob")
+    redraw_while_pressing(bob, bob.get_by_role("button", name="Join as the second player"))
+    bob.mouse.up()
+    expect(bob.locator(".flash")).to_contain_text("You joined")
+    expect(bob.locator("[data-player='2']")).to_contain_text("Bob")
+    assert bob.console_errors == []
+
+
+def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
+    """A press on the board that sends nothing: the held redraw is asked for again on
+    release, so the page ends up showing what is current."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    open_as_joiner(bob, url)
+    redraw_while_pressing(bob, bob.locator("#board .players"))
+    assert bob.evaluate("window.__boardsShown") == 0  # held while pressed
+    bob.mouse.up()
+    bob.wait_for_function("() => window.__boardsShown >= 1")  # asked for again, and shown
+    expect(bob.locator("#join-name")).to_be_visible()
+    assert bob.console_errors == []
