@@ -33,7 +33,7 @@ run: $(RUNTIME) .secret_key
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
 	$(RUN_ENV) $(BIN)/python manage.py collectstatic --noinput -v 0
 	@echo "bitsite: http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(RUN_ENV) exec $(BIN)/daphne -b $(HOST) -p $(PORT) bitsite.asgi:application
+	$(RUN_ENV) exec $(BIN)/daphne -e bitsite:port=$(PORT):interface=$(HOST) bitsite.asgi:application
 
 test: $(DEV)
 	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) $(ARGS)

@@ -182,13 +182,17 @@ class Client:
     ``compress``: the websockets offer permessage-deflate with this window (15, as browsers
     do), or nothing (0)."""
 
-    def __init__(self, compress: int = 0):
+    def __init__(self, compress: int = 0, address: str | None = None):
         self.session: aiohttp.ClientSession | None = None
         self.compress = compress
+        self.address = address  # the local address it connects from (default: any)
 
     async def __aenter__(self) -> Client:
+        local = (self.address, 0) if self.address else None
         self.session = aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=None),
+            connector=aiohttp.TCPConnector(
+                limit=0, limit_per_host=0, ttl_dns_cache=None, local_addr=local
+            ),
             cookie_jar=aiohttp.DummyCookieJar(),
             timeout=aiohttp.ClientTimeout(total=HTTP_TIMEOUT),
         )

@@ -50,7 +50,9 @@ PostgreSQL and Redis):
    each hook; the sockets offer permessage-deflate, as browsers do.
 9. Hostile storms (benchmarks/storms.py): one client's 500 sockets at once to a match, the
    lobby and the watch page, with a cookie and without, beside another match's moves and
-   connects; the ghost check a minute later.
+   connects; the ghost check a minute later. The storming client is a process of its own
+   with an address of its own (127.0.0.2): straight to daphne, then through
+   deploy/nginx.conf.
 10. Flood (benchmarks/flood.py): one client's 8 requests of the learn app's expensive pages
    in flight beside one match's moves.
 
@@ -190,6 +192,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
         "--skip-storms", action="store_true", help="the hostile storms (benchmarks/storms.py)"
+    )
+    p.add_argument(
+        "--skip-storms-nginx",
+        action="store_true",
+        help="the same storms through deploy/nginx.conf (needs nginx)",
     )
     p.add_argument(
         "--skip-flood", action="store_true", help="the learn pages' flood (benchmarks/flood.py)"
@@ -1170,10 +1177,14 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")
+        quick = ["--quick", "--sockets", "10", "--ghost-wait", "1"] if args.tiny else []
         if not args.skip_storms:
-            quick = ["--quick", "--sockets", "10", "--ghost-wait", "1"] if args.tiny else []
             results["storms"] = asyncio.run(storms.storms_run(env, storms.parse_args(quick)))
             busy(results, "hostile storms")
+        if not args.skip_storms_nginx:
+            via = storms.parse_args([*quick, "--via", "nginx"])
+            results["storms_nginx"] = asyncio.run(storms.storms_run(env, via))
+            busy(results, "hostile storms through nginx")
         if not args.skip_flood:
             quick = ["--quick", "--duration", "2", "--kinds", "cold-analysis,bare-get"]
             results["flood"] = asyncio.run(

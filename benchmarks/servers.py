@@ -26,6 +26,35 @@ REDIS_URL = "redis://127.0.0.1:6379/13"  # a database index the tests do not use
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat after the command name (which may hold spaces): field 3 of proc(5)
+    is the first."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU time a process has used (user + system, all its threads); 0 once it is gone."""
+    try:
+        fields = stat_fields(pid)
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # fields 14 and 15 of proc(5)
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if int(stat_fields(int(proc.name))[1]) == pid:  # field 4: the parent's pid
+                found.append(int(proc.name))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
 class BenchServer(DaphneServer):
     """One daphne process with debug off, the access log off, and the bare baseline on."""
 
@@ -44,24 +73,11 @@ class BenchServer(DaphneServer):
 
     def cpu_seconds(self) -> float:
         """CPU time the process has used (user + system, all its threads), from /proc."""
-        stat = Path(f"/proc/{self.pid}/stat").read_text()
-        fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-        utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
-        return (utime + stime) / CLOCK_TICKS
+        return process_cpu_seconds(self.pid)
 
     def children_cpu_seconds(self) -> float:
         """CPU time of its live child processes (the analysis pool's workers), from /proc."""
-        total = 0.0
-        for proc in Path("/proc").iterdir():
-            if not proc.name.isdigit():
-                continue
-            try:
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # gone meanwhile
-            if int(fields[1]) == self.pid:  # field 4 of proc(5): the parent's pid
-                total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-        return total
+        return sum(process_cpu_seconds(pid) for pid in children(self.pid))
 
     def tracebacks(self) -> list[str]:
         """The last line of each traceback this server logged since it started."""

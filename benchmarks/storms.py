@@ -11,9 +11,18 @@ new spectator socket of that match is opened every ``--probe-gap`` seconds (its 
 timed until its first board). Meanwhile one client opens ``--sockets`` (500) websockets at
 once to one page, holds them ``--hold`` seconds and closes them: a match's page (another
 match), the lobby or the watch page, with one session cookie (the storm match's seat 1's)
-or without any. The client comes from an address of its own (daphne reads it from
-``X-Forwarded-For``, as behind a proxy: ``--proxy-headers``), or with ``--loopback`` from
-127.0.0.1, which the per-address caps do not count (``BITSITE_RATE_EXEMPT``).
+or without any. Where the storm comes from (``--via``):
+
+- ``address`` (the default): a client of its own address, 127.0.0.2, straight to daphne,
+  as `make run` serves (the connections it may open are counted per address as they are
+  accepted: bitsite/connections.py);
+- ``nginx``: from 127.0.0.2 through deploy/nginx.conf as shipped (on a free port, plain
+  HTTP) to daphne with ``--proxy-headers``; the match's players and probes go through
+  nginx too (from 127.0.0.1, which the file does not count);
+- ``proxy-header``: from 127.0.0.1 with an address of its own in ``X-Forwarded-For``
+  (daphne's ``--proxy-headers``), as behind a proxy that limits nothing itself: only the
+  site's own admission (games/admission.py) stands in the way;
+- ``loopback``: from 127.0.0.1, which no per-address limit counts (``BITSITE_RATE_EXEMPT``).
 
 Each storm alternates with a quiet turn of the same length; before each turn the server
 is let go quiet. Printed: the other match's move p99 and connect p99 during the storm
@@ -32,13 +41,25 @@ import argparse
 import asyncio
 import json
 import random
+import shutil
 import sys
 import time
 
 from benchmarks import load
-from benchmarks.servers import BenchServer, run_alone, run_module, wait_quiet
+from benchmarks.servers import (
+    BenchServer,
+    children,
+    process_cpu_seconds,
+    run_alone,
+    run_module,
+    wait_quiet,
+)
+from tests.servers import Nginx
 
-STORM_ADDRESS = "203.0.113.66"  # the storming client, as a proxy would pass it (TEST-NET-3)
+STORM_ADDRESS = "127.0.0.2"  # the storming client's own address (Linux routes 127/8 to lo)
+PROXIED_ADDRESS = "203.0.113.66"  # the storming client, as a proxy would pass it (TEST-NET-3)
+VIAS = ("address", "nginx", "proxy-header", "loopback")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 PAGES = {"match": "a match's page", "lobby": "the lobby", "watch": "the watch page"}
 KINDS = [f"{page}-{cookie}" for page in PAGES for cookie in ("cookie", "no-cookie")]
 IDLE_WINDOW = 3.0  # seconds of idle CPU measured before the storms and after the ghost wait
@@ -50,6 +71,39 @@ class StormServer(BenchServer):
     daphne_args = (*BenchServer.daphne_args, "--proxy-headers")
 
 
+async def storm_elsewhere(spec: dict) -> dict:
+    """``load.storm`` run by a process of its own: the hostile client is another program
+    (as an attacker is), so its work never runs on the event loop that times the other
+    match; it shares the machine's cores with everything else."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "benchmarks.storms",
+        "--child",
+        json.dumps(spec),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await proc.communicate()
+    if proc.returncode:
+        raise RuntimeError(f"the storming process failed ({proc.returncode})")
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+async def storm_here(spec: dict) -> dict:
+    """The storming process's work: one storm, from ``spec["address"]`` when it has one."""
+    async with load.Client(address=spec["address"]) as stormer:
+        return await load.storm(
+            stormer,
+            load.Target(spec["port"]),
+            spec["path"],
+            spec["cookie"],
+            load.parse_ply if spec["page"] == "match" else any_frame,
+            count=spec["count"],
+            hold=spec["hold"],
+            headers=spec["headers"],
+        )
+
+
 def any_frame(text: str) -> int | None:
     """A lobby or watch page's socket: its first frame is its snapshot."""
     return 0
@@ -57,6 +111,15 @@ def any_frame(text: str) -> int | None:
 
 def ratio(a: float, b: float) -> float:
     return a / b if b else float("nan")
+
+
+def server_cpu(server: BenchServer, nginx: Nginx | None) -> float:
+    """CPU seconds of the server: daphne, and nginx (its master and workers) in front."""
+    total = server.cpu_seconds()
+    if nginx is not None:
+        pids = [nginx.proc.pid, *children(nginx.proc.pid)]
+        total += sum(process_cpu_seconds(pid) for pid in pids)
+    return total
 
 
 async def idle_cpu(server: BenchServer) -> float:
@@ -101,29 +164,30 @@ async def moving_until(pair, rate: float, until: asyncio.Future) -> list:
     return outcomes
 
 
-async def storm_kind(server, client, target, pair, probe_path, row, kind: str, args) -> dict:
+async def storm_kind(server, nginx, client, target, pair, probe_path, row, kind, args) -> dict:
     page, _, cookie = kind.partition("-")
     path = {"match": f"/ws/m/{row['public_id']}/", "lobby": "/ws/lobby/", "watch": "/ws/watch/"}
     cookie_header = f"sessionid={row['sessions']['1']}" if cookie == "cookie" else ""
-    headers = {} if args.loopback else {"X-Forwarded-For": STORM_ADDRESS}
-    parse = load.parse_ply if page == "match" else any_frame
+    headers = {"X-Forwarded-For": PROXIED_ADDRESS} if args.via == "proxy-header" else {}
     await wait_quiet(server)
     quiet = await turn(pair, client, target, probe_path, args)
     await wait_quiet(server)
-    cpu0, t0 = server.cpu_seconds(), time.perf_counter()
-    storm = load.storm(
-        client,
-        target,
-        path[page],
-        cookie_header,
-        parse,
-        count=args.sockets,
-        hold=args.hold,
-        headers=headers,
+    cpu0, t0 = server_cpu(server, nginx), time.perf_counter()
+    storm = storm_elsewhere(
+        {
+            "port": target.port,
+            "path": path[page],
+            "cookie": cookie_header,
+            "page": page,
+            "count": args.sockets,
+            "hold": args.hold,
+            "headers": headers,
+            "address": STORM_ADDRESS if args.via in ("address", "nginx") else None,
+        }
     )
     during = await turn(pair, client, target, probe_path, args, storm)
     went_quiet = await wait_quiet(server, timeout=30.0)
-    cpu = server.cpu_seconds() - cpu0
+    cpu = server_cpu(server, nginx) - cpu0
     window = time.perf_counter() - t0
     q, d = quiet, during
     return {
@@ -179,12 +243,20 @@ async def storms_run(env: dict, args) -> dict:
     against a quiet turn, then the ghost check."""
     lines = run_module(env, "benchmarks.fixtures", "matches", "2").splitlines()
     probe_row, storm_row = (json.loads(text) for text in lines if text.strip())
-    server = StormServer(env, name="bench-storms").start()
-    results = {"kinds": {}, "sockets": args.sockets, "hold_s": args.hold, "rate": args.rate}
+    behind_proxy = args.via in ("proxy-header", "nginx")
+    server = (StormServer if behind_proxy else BenchServer)(env, name="bench-storms").start()
+    nginx = Nginx(NGINX, server.port) if args.via == "nginx" else None
+    results = {
+        "kinds": {},
+        "sockets": args.sockets,
+        "hold_s": args.hold,
+        "rate": args.rate,
+        "via": args.via,
+    }
     try:
         await asyncio.sleep(1.0)
         async with load.Client() as client:
-            target = load.Target(server.port)
+            target = load.Target(nginx.port if nginx else server.port)
             pair = load.MatchPair(client, probe_row, {1: target, 2: target}, random.Random(0))
             await pair.open()
             probe_path = "/ws" + pair.path
@@ -193,7 +265,7 @@ async def storms_run(env: dict, args) -> dict:
             idle_before = await idle_cpu(server)
             for kind in args.kinds:
                 result = await storm_kind(
-                    server, client, target, pair, probe_path, storm_row, kind, args
+                    server, nginx, client, target, pair, probe_path, storm_row, kind, args
                 )
                 results["kinds"][kind] = result
                 print(line(result), flush=True)
@@ -211,6 +283,8 @@ async def storms_run(env: dict, args) -> dict:
             await pair.close()
         results["server_tracebacks"] = server.tracebacks()
     finally:
+        if nginx is not None:
+            nginx.stop()
         server.stop()
     return results
 
@@ -224,7 +298,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--rate", type=float, default=5.0, help="the other match's moves a second")
     p.add_argument("--probe-gap", type=float, default=0.1, help="seconds between connect probes")
     p.add_argument("--ghost-wait", type=float, help="seconds before the ghost check (60; quick 2)")
-    p.add_argument("--loopback", action="store_true", help="storm from 127.0.0.1 (not capped)")
+    p.add_argument(
+        "--via",
+        choices=VIAS,
+        default="address",
+        help="the storm from 127.0.0.2 straight to daphne (address) or through "
+        "deploy/nginx.conf (nginx), from 127.0.0.1 with X-Forwarded-For as behind a proxy "
+        "that limits nothing (proxy-header), or from 127.0.0.1 (loopback)",
+    )
     p.add_argument("--env", action="append", default=[], help="KEY=VALUE for the server")
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args(argv)
@@ -239,10 +320,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:  # the storming process (storm_elsewhere)
+        print(json.dumps(asyncio.run(storm_here(json.loads(argv[1])))), flush=True)
+        return 0
+    args = parse_args(argv)
+    source = {
+        "address": f"{STORM_ADDRESS} straight to daphne",
+        "nginx": f"{STORM_ADDRESS} through nginx (deploy/nginx.conf)",
+        "proxy-header": f"{PROXIED_ADDRESS} (X-Forwarded-For, a proxy that limits nothing)",
+    }.get(args.via, "127.0.0.1")
     banner = (
-        f"Storms: {args.sockets} sockets at once from "
-        f"{'127.0.0.1' if args.loopback else STORM_ADDRESS}, held {args.hold:g} s, beside "
+        f"Storms: {args.sockets} sockets at once from {source}, held {args.hold:g} s, beside "
         f"one match at {args.rate:g} moves/s and a new spectator socket every "
         f"{args.probe_gap:g} s"
     )

@@ -336,6 +336,13 @@ SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))
 # Sockets without a session cookie, from one client address, on one server process
 # (addresses in RATE_LIMIT_EXEMPT are not counted); games/admission.py.
 SOCKETS_PER_ADDRESS = int(os.environ.get("BITSITE_SOCKETS_PER_ADDRESS", "100"))
+# Connections one client address may hold open at once, and open in a burst and then a
+# second, on one server process: past them a connection is closed as it is accepted,
+# before daphne reads it (bitsite/connections.py; RATE_LIMIT_EXEMPT is not counted; 0
+# turns a limit off).
+CONNECTIONS_PER_ADDRESS = int(os.environ.get("BITSITE_CONNECTIONS_PER_ADDRESS", "64"))
+CONNECTIONS_BURST = int(os.environ.get("BITSITE_CONNECTIONS_BURST", "16"))
+CONNECTIONS_PER_SECOND = float(os.environ.get("BITSITE_CONNECTIONS_PER_SECOND", "4"))
 # Handshakes (a socket read, drawn and joined) one server process does at once, how many
 # may wait for a turn, and how many one client may have in progress or waiting.
 HANDSHAKES = int(os.environ.get("BITSITE_HANDSHAKES", "8"))

@@ -34,7 +34,7 @@ case "${DJANGO_BEHIND_PROXY:-}" in 1|true|yes|on) PROXY_ARGS=(--proxy-headers) ;
 
 for i in $(seq 0 $((N - 1))); do
   port=$((PORT + i))
-  "$BIN/daphne" "${PROXY_ARGS[@]}" -b "$HOST" -p "$port" bitsite.asgi:application &
+  "$BIN/daphne" "${PROXY_ARGS[@]}" -e "bitsite:port=$port:interface=$HOST" bitsite.asgi:application &
   pids+=("$!")
   echo "bitsite process $((i + 1)) of $N: http://$HOST:$port/ (pid $!)"
 done

@@ -7,10 +7,13 @@ browser sees what the test wrote, and the test sees what the browser did.
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -90,10 +93,8 @@ class DaphneServer:
                 "-m",
                 "daphne",
                 *self.daphne_args,
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
+                "-e",
+                f"bitsite:port={self.port}:interface=127.0.0.1",
                 self.application,
             ],
             cwd=ROOT,
@@ -138,3 +139,77 @@ def server_env(db_url: str, **extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+# nginx in front of daphne, with deploy/nginx.conf as shipped (tests/test_proxy.py, and the
+# storms benchmark behind a proxy): on 127.0.0.1, a free port, plain HTTP.
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+
+NGINX_MAIN = """
+daemon off;
+worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log info;
+events {{ worker_connections 1024; }}
+http {{
+    access_log {prefix}/access.log;
+    client_body_temp_path {prefix}/client_body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    include {prefix}/bitsite.conf;
+}}
+"""
+
+
+def site_config(port: int, upstream: int) -> str:
+    """deploy/nginx.conf on 127.0.0.1:``port`` with plain HTTP, and one daphne upstream."""
+    text = NGINX_CONF.read_text()
+    assert text.count("listen 443 ssl;") == 1
+    text = text.replace("listen 443 ssl;", f"listen 127.0.0.1:{port};")
+    text, certificates = re.subn(r"^\s*ssl_certificate(_key)?\s.*\n", "", text, flags=re.M)
+    assert certificates == 2
+    block = re.search(r"upstream bitsite \{[^}]*\}", text).group(0)
+    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+;\n", block, re.MULTILINE)
+    assert servers
+    one = block.replace(servers[0], f"    server 127.0.0.1:{upstream};\n", 1)
+    for other in servers[1:]:
+        one = one.replace(other, "", 1)
+    return text.replace(block, one)
+
+
+def prepared(site: str, prefix: str) -> Path:
+    """A temporary prefix holding a main configuration that includes ``site``."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root.chmod(0o755)  # readable by the workers (nginx's own user when run as root)
+    (root / "bitsite.conf").write_text(site)
+    (root / "nginx.conf").write_text(NGINX_MAIN.format(prefix=root))
+    return root
+
+
+def command(binary: str, root: Path, *extra: str) -> list[str]:
+    """nginx with everything under ``root``: the configuration, the pid, the logs."""
+    files = ("-c", str(root / "nginx.conf"), "-e", str(root / "error.log"))
+    return [binary, *extra, "-p", str(root), *files]
+
+
+class Nginx:
+    def __init__(self, binary: str, upstream: int):
+        self.port = free_port()
+        self.prefix = prepared(site_config(self.port, upstream), "bitsite-nginx-")
+        self.proc = subprocess.Popen(
+            command(binary, self.prefix), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_for_port(self.port, proc=self.proc)
+        except RuntimeError:
+            raise AssertionError(self.error_log()) from None
+
+    def error_log(self) -> str:
+        path = self.prefix / "error.log"
+        return path.read_text() if path.exists() else ""
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        shutil.rmtree(self.prefix, ignore_errors=True)

@@ -123,6 +123,7 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
         "skip_fanout": True,
         "skip_storm": True,
         "skip_storms": True,
+        "skip_storms_nginx": True,
         "skip_flood": True,
         "skip_hooks": True,
         "churn_pages": 2,
@@ -170,6 +171,7 @@ def test_the_hooks_run_is_reported_and_its_sanity_check_names_what_is_wrong():
         "skip_fanout": True,
         "skip_storm": True,
         "skip_storms": True,
+        "skip_storms_nginx": True,
         "skip_flood": True,
         "skip_lobby": True,
     }
@@ -214,7 +216,22 @@ def test_the_storms_and_the_flood_are_reported_and_checked():
     flood_kind.update(answers={"200": 10, "429": 30}, requests=40)
     flood = {"rate": 10.0, "kinds": {"cold-analysis": flood_kind}, "server_tracebacks": []}
     sane = {"load": {"2": _run()}, "config": config, "storms": storms, "flood": flood}
+    sane["storms_nginx"] = {**storms, "via": "nginx"}
     assert report.sanity(sane) == []
+    targets = report.targets(sane)
+    assert targets["storms"]["met"] and targets["storms_nginx"]["met"]  # 1.5x, 2.0x, 1.25 s
+    assert targets["flood"] == {
+        "p50_ratio": 1.0,
+        "kinds": 1,
+        "met": True,
+        "target": report.TARGETS["flood"],
+    }
+    slow = {**storms, "kinds": {"watch-no-cookie": _storm_kind(move_p99_ratio=2.5)}}
+    assert not report.targets({**sane, "storms": slow})["storms"]["met"]
+    costly = {**storms, "kinds": {"lobby-cookie": _storm_kind(cpu_s=2.0)}}
+    assert not report.targets({**sane, "storms": costly})["storms"]["met"]
+    assert not report.targets({**sane, "storms": haunted_storms(storms)})["storms"]["met"]
+    assert "through deploy/nginx.conf" in report.storms_via(sane["storms_nginx"])
     assert report.storms_rows(storms)[0][-1] == "8 / 400 / 92 / 0"
     assert report.flood_rows(flood)[0][-1] == "10 x 200, 30 x 429"
     assert "read as gone" in report.storms_ghosts(storms)
@@ -222,5 +239,10 @@ def test_the_storms_and_the_flood_are_reported_and_checked():
     assert any("a ghost" in p for p in report.sanity({**sane, "storms": haunted}))
     assert report.sanity({"load": {"2": _run()}, "config": config}) == [
         "storms: did not run",
+        "storms_nginx: did not run",
         "flood: did not run",
     ]
+
+
+def haunted_storms(storms: dict) -> dict:
+    return {**storms, "ghosts": {**storms["ghosts"], "seat1_shown_online": True}}

@@ -23,36 +23,16 @@ import select
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from tests.factories import until_sync
-from tests.servers import ROOT, DaphneServer, database_url, free_port, server_env, stop_process
-from tests.servers import wait_for_port as port_answers
+from tests.servers import NGINX_CONF as CONF
+from tests.servers import DaphneServer, Nginx, command, database_url, prepared, server_env
 
-CONF = ROOT / "deploy" / "nginx.conf"
 pytestmark = pytest.mark.django_db(transaction=True)
-
-MAIN = """
-daemon off;
-worker_processes 1;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log info;
-events {{ worker_connections 1024; }}
-http {{
-    access_log {prefix}/access.log;
-    client_body_temp_path {prefix}/client_body;
-    proxy_temp_path {prefix}/proxy;
-    fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi;
-    scgi_temp_path {prefix}/scgi;
-    include {prefix}/bitsite.conf;
-}}
-"""
 
 
 def directive(name: str) -> str:
@@ -70,58 +50,6 @@ def seconds(value: str) -> float:
 def size(value: str) -> int:
     units = {"k": 1024, "m": 1024 * 1024}
     return int(value[:-1]) * units[value[-1].lower()] if value[-1].isalpha() else int(value)
-
-
-def site_config(port: int, upstream: int) -> str:
-    """deploy/nginx.conf on 127.0.0.1:``port`` with plain HTTP, and one daphne upstream."""
-    text = CONF.read_text()
-    assert text.count("listen 443 ssl;") == 1
-    text = text.replace("listen 443 ssl;", f"listen 127.0.0.1:{port};")
-    text, certificates = re.subn(r"^\s*ssl_certificate(_key)?\s.*\n", "", text, flags=re.M)
-    assert certificates == 2
-    block = re.search(r"upstream bitsite \{[^}]*\}", text).group(0)
-    servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+;\n", block, re.MULTILINE)
-    assert servers
-    one = block.replace(servers[0], f"    server 127.0.0.1:{upstream};\n", 1)
-    for other in servers[1:]:
-        one = one.replace(other, "", 1)
-    return text.replace(block, one)
-
-
-def prepared(site: str, prefix: str) -> Path:
-    """A temporary prefix holding a main configuration that includes ``site``."""
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    root.chmod(0o755)  # readable by the workers (nginx's own user when run as root)
-    (root / "bitsite.conf").write_text(site)
-    (root / "nginx.conf").write_text(MAIN.format(prefix=root))
-    return root
-
-
-def command(binary: str, root: Path, *extra: str) -> list[str]:
-    """nginx with everything under ``root``: the configuration, the pid, the logs."""
-    files = ("-c", str(root / "nginx.conf"), "-e", str(root / "error.log"))
-    return [binary, *extra, "-p", str(root), *files]
-
-
-class Nginx:
-    def __init__(self, binary: str, upstream: int):
-        self.port = free_port()
-        self.prefix = prepared(site_config(self.port, upstream), "bitsite-nginx-")
-        self.proc = subprocess.Popen(
-            command(binary, self.prefix), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-        )
-        try:
-            port_answers(self.port, proc=self.proc)
-        except RuntimeError:
-            raise AssertionError(self.error_log()) from None
-
-    def error_log(self) -> str:
-        path = self.prefix / "error.log"
-        return path.read_text() if path.exists() else ""
-
-    def stop(self) -> None:
-        stop_process(self.proc)
-        shutil.rmtree(self.prefix, ignore_errors=True)
 
 
 class ProxiedDaphne(DaphneServer):
@@ -245,6 +173,42 @@ def test_one_address_holds_at_most_its_share_of_connections(proxy):
         for sock in held:
             sock.close()
     assert 'limiting connections by zone "per_address"' in nginx.error_log()
+
+
+def test_a_storm_of_websockets_from_one_address_is_cut_off_at_the_proxy(proxy):
+    """Past the burst, one address's websocket handshakes get 429 from nginx and never
+    reach daphne; another address, and the host itself, still open theirs."""
+    nginx, daphne = proxy
+    burst = int(re.search(r"burst=(\d+)", directive("limit_req")).group(1))
+    statuses = asyncio.run(handshakes(nginx.port, "127.0.0.2", burst * 3))
+    opened, refused = statuses.count(101), statuses.count(429)
+    assert burst <= opened < burst * 2 and opened + refused == burst * 3, statuses
+    reached = daphne.log_path.read_text().count('"WSCONNECT /ws/lobby/"')
+    assert reached == opened  # the refused ones never reached daphne
+    assert asyncio.run(handshakes(nginx.port, "127.0.0.3", 2)) == [101, 101]
+    assert asyncio.run(handshakes(nginx.port, "127.0.0.1", burst * 2)).count(101) == burst * 2
+    assert "limiting requests, excess" in nginx.error_log()
+
+
+async def handshakes(port: int, source: str, count: int) -> list[int]:
+    """``count`` lobby websockets opened at once from ``source``: each one's status (101
+    opened), then all closed."""
+    import aiohttp
+
+    origin = f"http://127.0.0.1:{port}"
+    connector = aiohttp.TCPConnector(limit=0, local_addr=(source, 0))
+    async with aiohttp.ClientSession(connector=connector) as http:
+
+        async def one():
+            try:
+                ws = await http.ws_connect(f"ws://127.0.0.1:{port}/ws/lobby/", origin=origin)
+            except aiohttp.WSServerHandshakeError as error:
+                return error.status, None
+            return 101, ws
+
+        results = await asyncio.gather(*(one() for _ in range(count)))
+        await asyncio.gather(*(ws.close() for _, ws in results if ws is not None))
+    return [status for status, _ in results]
 
 
 def test_the_example_is_valid_as_shipped(nginx_binary):
