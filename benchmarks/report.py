@@ -172,11 +172,24 @@ def targets(results: dict) -> dict:
             out[key] = storms_target(results[key])
     flood = results.get("flood")
     if flood and flood.get("kinds"):
-        worst = max(r["p50_ratio"] for r in flood["kinds"].values())
-        out["flood"] = {"p50_ratio": worst, "kinds": len(flood["kinds"]), "met": worst <= 2.0}
+        pages = {k: r for k, r in flood["kinds"].items() if k not in FLOOD_FLOORS}
+        floors = {k: r for k, r in flood["kinds"].items() if k in FLOOD_FLOORS}
+        if pages:
+            worst = max(r["p50_ratio"] for r in pages.values())
+            out["flood"] = {
+                "p50_ratio": worst,
+                "kinds": len(pages),
+                "floor_p50_ratio": max((r["p50_ratio"] for r in floors.values()), default=None),
+                "met": worst <= 2.0,
+            }
     for key, value in out.items():
         value["target"] = TARGETS[key]
     return out
+
+
+# The flood's kinds that are not the learn app's pages but the framework's floor (a flood of
+# the bare GET, or of a 404): what any 8 requests in flight cost, shown beside the target.
+FLOOD_FLOORS = ("bare-get", "not-found")
 
 
 def storms_target(storms: dict) -> dict:
@@ -293,7 +306,13 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
             f"{_f(t['cpu_s'], 2)} s of server CPU; " + ("a ghost" if t["ghost"] else "no ghost")
         )
     if key == "flood":
-        return f"worst of {t['kinds']} kinds: move p50 {_f(t['p50_ratio'], 2)}x"
+        text = f"worst of {t['kinds']} learn pages: move p50 {_f(t['p50_ratio'], 2)}x"
+        if t.get("floor_p50_ratio") is not None:
+            text += (
+                f" (the same flood of the cheapest answers, a bare GET or a 404: "
+                f"{_f(t['floor_p50_ratio'], 2)}x)"
+            )
+        return text
     if key == "throughput":
         return (
             f"{_f(t['moves_per_s'])} / {_f(t['bare_per_s'])} = {_f(t['ratio'], 2)}x "

@@ -223,9 +223,16 @@ def test_the_storms_and_the_flood_are_reported_and_checked():
     assert targets["flood"] == {
         "p50_ratio": 1.0,
         "kinds": 1,
+        "floor_p50_ratio": None,
         "met": True,
         "target": report.TARGETS["flood"],
     }
+    # The floors (a flood of bare GETs or 404s) are shown beside the target, not judged by it.
+    floored = {**flood, "kinds": {**flood["kinds"], "bare-get": {**flood_kind, "p50_ratio": 3.0}}}
+    target = report.targets({**sane, "flood": floored})["flood"]
+    assert target["met"] and target["floor_p50_ratio"] == 3.0
+    slow = {**flood, "kinds": {"long-line": {**flood_kind, "p50_ratio": 2.5}}}
+    assert not report.targets({**sane, "flood": slow})["flood"]["met"]
     slow = {**storms, "kinds": {"watch-no-cookie": _storm_kind(move_p99_ratio=2.5)}}
     assert not report.targets({**sane, "storms": slow})["storms"]["met"]
     costly = {**storms, "kinds": {"lobby-cookie": _storm_kind(cpu_s=2.0)}}
