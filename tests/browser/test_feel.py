@@ -273,33 +273,37 @@ def test_moves_typed_into_the_box_one_after_another(mode, live_server_url, new_p
     assert page.console_errors == []
 
 
-# Counts, in the page, the socket's boards: received (before htmx handles them) and shown.
-COUNT_BOARDS = """() => {
-  window.__boardsIn = 0; window.__boardsShown = 0;
-  const isBoard = e => /id="board"/.test(e.detail.message);
-  const on = (kind, f) => document.addEventListener(kind, e => { if (isBoard(e)) f(); });
-  on("htmx:wsBeforeMessage", () => window.__boardsIn++);
-  on("htmx:wsAfterMessage", () => window.__boardsShown++);
-}"""
+# Counts, in the page and from its start, the socket's boards: received (before htmx
+# handles them) and shown.
+COUNT_BOARDS = """
+window.__boardsIn = 0; window.__boardsShown = 0;
+const isBoard = e => /id="board"/.test(e.detail.message);
+const on = (kind, f) => document.addEventListener(kind, e => { if (isBoard(e)) f(); });
+on("htmx:wsBeforeMessage", () => window.__boardsIn++);
+on("htmx:wsAfterMessage", () => window.__boardsShown++);
+"""
 # What the page does when it comes back from sleep: asks its socket for the current board
 # (the same board, at the same version, drawn again).
 ASK_FOR_THE_BOARD = "() => document.dispatchEvent(new Event('visibilitychange'))"
 
 
 def open_as_joiner(bob, url):
+    """Bob opens the link, and his socket's first board has come and been shown."""
+    bob.add_init_script(COUNT_BOARDS)
     bob.goto(url)
     wait_for_socket(bob)
-    bob.evaluate(COUNT_BOARDS)
+    bob.wait_for_function("() => window.__boardsShown >= 1")
 
 
 def redraw_while_pressing(bob, locator):
     """Press ``locator`` and hold it while the socket's redraw of the same board arrives
     and the page has handled it."""
+    received = bob.evaluate("window.__boardsIn")
     box = locator.bounding_box()
     bob.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     bob.mouse.down()
     bob.evaluate(ASK_FOR_THE_BOARD)
-    bob.wait_for_function("() => window.__boardsIn >= 1")
+    bob.wait_for_function("n => window.__boardsIn > n", arg=received)
 
 
 def test_a_press_on_join_survives_a_redraw_of_the_same_board(live_server_url, new_page):
@@ -323,9 +327,10 @@ def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
     ada, bob = new_page(), new_page()
     url = create_match(ada, live_server_url, "bit-flip", name="Ada")
     open_as_joiner(bob, url)
+    shown = bob.evaluate("window.__boardsShown")
     redraw_while_pressing(bob, bob.locator("#board .players"))
-    assert bob.evaluate("window.__boardsShown") == 0  # held while pressed
+    assert bob.evaluate("window.__boardsShown") == shown  # held while pressed
     bob.mouse.up()
-    bob.wait_for_function("() => window.__boardsShown >= 1")  # asked for again, and shown
+    bob.wait_for_function("n => window.__boardsShown > n", arg=shown)  # asked again, shown
     expect(bob.locator("#join-name")).to_be_visible()
     assert bob.console_errors == []
