@@ -104,7 +104,7 @@ def play_long_match(plies: int, edge: int = 1000, sample: int = 100, progress=pr
         if full:
             match.refresh_from_db()
             mover = viewer_from_session(store(session_key=sessions[seat]), match)
-            render_board(match, mover, action=True, share_url=share_url)
+            render_board(match, mover, share_url=share_url)
             t2 = time.perf_counter()
             # The push: the board once per kind of viewer (both seats and a spectator).
             for html in render_kinds(match).values():

@@ -62,6 +62,31 @@ class Scene:
         return self.moves[-1]["touched"]
 
 
+@dataclass(frozen=True)
+class DrawDeclined:
+    """What a change tells the player whose draw offer it declined (the write path says
+    so when it declines one: games/play.py); the sentence is made where it is shown
+    (``told_notice``)."""
+
+    offerer: int  # the seat whose offer it was
+    by_move: bool = False  # declined by the opponent's move, not by an answer
+
+
+def told_notice(match: Match, viewer: Viewer, told: DrawDeclined | None) -> str:
+    """The notice a change tells this viewer: a declined offer, to its offerer only."""
+    if told is None or told.offerer not in viewer.seats or 3 - told.offerer in viewer.seats:
+        return ""
+    by = 3 - told.offerer
+    if by == match.computer_seat:
+        if told.by_move:
+            return "The computer played on: your draw offer is declined."
+        return "The computer declines: one side can still force a win."
+    name = match.player_name(match.player_of_seat(by))
+    if told.by_move:
+        return f"{name} played on: your draw offer is declined."
+    return f"{name} declines your draw offer."
+
+
 ACTIONS = (
     "match",  # the share link
     "move",
@@ -223,8 +248,14 @@ def board_context(
     message: str = "",
     message_level: str = "error",
     share_url: str = "",
+    told: DrawDeclined | None = None,
 ) -> dict:
+    """``message``: the notice of an answer to this viewer's own request; ``told``: what
+    the change drawn tells its viewers (a notice for some of them). Either goes into the
+    page's notice area, which keeps it until the viewer's next action (static/site/site.js)."""
     shared = shared or scene(match)
+    if not message and told is not None:
+        message, message_level = told_notice(match, viewer, told), "info"
     game = match.rules
     pos = game.from_json(match.position)
     playing = match.status == Match.Status.PLAYING
@@ -332,15 +363,14 @@ def render_board(
     viewer: Viewer,
     *,
     request=None,
-    action: bool = False,
     shared: Scene | None = None,
     **kwargs,
 ) -> str:
-    """The board partial for a response (``action``: an answer to this viewer's own
-    request, which also sets the message area) or a push."""
+    """The board partial for a response or a push; with a notice for this viewer (the
+    ``message`` of an answer, or what ``told`` tells them), the notice area too. Without
+    one the notice area is left as it is: a notice stays until its viewer acts."""
     context = board_context(match, viewer, shared=shared, **kwargs)
     context["partial_response"] = True
-    context["action_response"] = action
     return render_to_string("games/match.html#board", context, request=request)
 
 
@@ -372,8 +402,8 @@ def mini_picture(match: Match) -> dict:
     return {"tiles": presenter.mini(pos), "label": presenter.position_text(pos)}
 
 
-def render_notice(message: str = "", level: str = "error") -> str:
-    """The message area of an answer, swapped out of band: empty clears an old message."""
+def render_notice(message: str, level: str = "error") -> str:
+    """The notice area of an answer, swapped out of band."""
     return render_to_string(
         "games/match.html#notice_oob", {"message": message, "message_level": level}
     )

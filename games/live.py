@@ -63,11 +63,21 @@ class Push:
     misses a push catches up on its next sync.
 
     ``players_only``: the change shows only on the players' boards (a hints toggle);
-    spectators keep theirs, and get the next change as usual.
+    spectators keep theirs, and get the next change as usual. ``told``: what the change
+    tells some of its viewers (a declined draw offer, told to the offerer's pages with
+    their board: ``boards.told_notice``).
     """
 
-    def __init__(self, match: Match, *, players_only: bool = False, last: str | None = None):
+    def __init__(
+        self,
+        match: Match,
+        *,
+        players_only: bool = False,
+        last: str | None = None,
+        told: boards.DrawDeclined | None = None,
+    ):
         self.match = match
+        self.told = told
         # The opponent first, then the spectators, the mover (``last``) last.
         self.wanted = sorted(
             (viewer for viewer in kinds(match) if not (players_only and viewer.spectator)),
@@ -98,7 +108,7 @@ class Push:
                 if self.seen.kinds is not None and viewer.key not in self.seen.kinds:
                     continue  # nobody of this kind watches: nothing to draw
                 shared = shared or boards.scene(match, online=online, moves=self.moves)
-                html = boards.render_board(match, viewer, shared=shared)
+                html = boards.render_board(match, viewer, shared=shared, told=self.told)
                 match.pushed[viewer.key] = html
                 publisher.publish(
                     group_name(match.public_id, viewer.key),

@@ -34,7 +34,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import clock, live, presence, rights, signals
+from games import boards, clock, live, presence, rights, signals
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
     GameOver,
@@ -172,11 +172,19 @@ def _deliver(job: _Job) -> None:
         raise job.refusal
 
 
-def _broadcast(match: Match, *, players_only: bool = False, by: Viewer | None = None) -> None:
+def _broadcast(
+    match: Match,
+    *,
+    players_only: bool = False,
+    by: Viewer | None = None,
+    told: boards.DrawDeclined | None = None,
+) -> None:
     """After commit, push this version of the match to its pages (``by``'s kind of viewer
     last). The boards drawn for the push stay on ``match.pushed`` for the answer to the
-    request that made the change."""
-    push = live.Push(match, players_only=players_only, last=by.key if by else None)
+    request that made the change, and what it tells some viewers (``told``: a declined
+    draw offer) on ``match.told``."""
+    match.told = told
+    push = live.Push(match, players_only=players_only, last=by.key if by else None, told=told)
     job = getattr(_current, "job", None)
 
     def committed():
@@ -554,8 +562,11 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             "version": match.version + 1,
             **clock_changes,
         }
+        told = None
         if match.draw_offer is not None and match.draw_offer != seat:
             changes["draw_offer"] = None  # a move by the offerer's opponent declines it
+            if new.result is None:  # told to the offerer (a move that ends the game says it)
+                told = boards.DrawDeclined(match.draw_offer, by_move=True)
         if new.result is not None:
             winner = new.result.winner
             changes.update(
@@ -574,7 +585,7 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             setattr(match, field, value)
         if new.result is not None:
             _ended(match)
-        _broadcast(match, by=Viewer(seats))
+        _broadcast(match, by=Viewer(seats), told=told)
         return match
 
     return _write(change)
@@ -763,7 +774,8 @@ def answer_draw(public_id: str, *, by: Actor, accept: bool) -> Match:
         if accept:
             ending = Match.Ending.AGREEMENT
             return _save(match, _finish(match, ending, winner_seat=None, by=seat, now=now))
-        return _save(match, {"draw_offer": None})
+        declined = boards.DrawDeclined(match.draw_offer)  # told to the offerer
+        return _save(match, {"draw_offer": None}, told=declined)
 
     return _write(change)
 
@@ -803,7 +815,8 @@ def computer_answers_draw(public_id: str) -> Match | None:
             ending = Match.Ending.AGREEMENT
             changes = _finish(locked, ending, winner_seat=None, by=min(seat), now=timezone.now())
             return _save(locked, changes)
-        return _save(locked, {"draw_offer": None})
+        declined = boards.DrawDeclined(locked.draw_offer)  # told to the offerer
+        return _save(locked, {"draw_offer": None}, told=declined)
 
     return _write(change)
 

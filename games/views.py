@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import limits, play
-from games.boards import board_context, render_board, render_notice
+from games.boards import board_context, render_board, render_notice, told_notice
 from games.browsers import seat_token
 from games.forms import NewMatchForm
 from games.http import refusal_status, see_other
@@ -98,26 +98,33 @@ def _board(
     """The answer to an action: the board partial for htmx, else a redirect to the match.
 
     ``fresh``: ``match`` is the row as the write path left it (no need to read it again);
-    if the push of that change rendered this viewer's board, the answer is that board.
+    if the push of that change rendered this viewer's board, the answer is that board
+    (with what the change tells this viewer, ``match.told``: a declined draw offer).
+    ``message``: the answer's own notice. An answer without one leaves the page's notice
+    as it is: the page clears it as its viewer acts (static/site/site.js).
     """
+    told = getattr(match, "told", None) if fresh else None
     if request.htmx:
         if not fresh:
             match.refresh_from_db()
         viewer = viewer_from_session(request.session, match)
         pushed = getattr(match, "pushed", None) if fresh else None
         if pushed and viewer.key in pushed:
-            html = pushed[viewer.key] + render_notice(message, level)
+            html = pushed[viewer.key] + (render_notice(message, level) if message else "")
             return HttpResponse(html, status=status)
         html = render_board(
             match,
             viewer,
             request=request,
-            action=True,
             message=message,
             message_level=level,
             share_url=_share_url(request, match),
+            told=told,
         )
         return HttpResponse(html, status=status)
+    if not message and told is not None:  # without JavaScript: told on the next page
+        message = told_notice(match, viewer_from_session(request.session, match), told)
+        level = "info"
     if message:
         messages.add_message(
             request, messages.ERROR if level == "error" else messages.INFO, message
@@ -319,10 +326,8 @@ def offer_draw(request, public_id):
     response = _acted(request, public_id, lambda by: play.offer_draw(public_id, by=by))
     if response.status_code < 400:
         answered = play.computer_answers_draw(public_id)  # against the computer: at once
-        if answered is not None:
-            declined = answered.status == Match.Status.PLAYING
-            message = "The computer declines: it can still force a win." if declined else ""
-            return _board(request, answered, fresh=True, message=message, level="info")
+        if answered is not None:  # declined: told by the write path (``match.told``)
+            return _board(request, answered, fresh=True)
     return response
 
 

@@ -107,7 +107,6 @@
     askAgain();
   });
 
-  var shownVersion = -1;
   document.addEventListener("htmx:wsBeforeMessage", function (e) {
     if (isStale(e.detail.message)) {
       e.preventDefault();
@@ -116,9 +115,7 @@
     if ((pressing || requests > 0) && sameVersion(e.detail.message)) {
       e.preventDefault();
       held = true;
-      return;
     }
-    shownVersion = version(document.getElementById("board"));
   });
 
   // A finished match whose rematch has started takes its players there, once,
@@ -133,11 +130,35 @@
   }
   document.addEventListener("htmx:afterSwap", followRematch);
 
-  document.addEventListener("htmx:wsAfterMessage", function () {
-    // A message about an earlier board goes once the board moves on.
+  document.addEventListener("htmx:wsAfterMessage", followRematch);
+
+  // Every answer stays until read: a notice (a refusal, the computer's answer, a declined
+  // draw offer), the page's messages ("You joined ...") and a "Copied!" stay, whatever
+  // boards arrive, until this person acts again: a form of the board sent. A notice comes
+  // into #notice (a live region: screen readers say it); the same notice again (an answer
+  // and the push of the same change) is not swapped in, so it is said once.
+  var copied = null; // the data-copy of the Copy button last pressed
+  function showCopied() {
+    if (!copied) return;
+    document.querySelectorAll("[data-copy]").forEach(function (button) {
+      if (button.getAttribute("data-copy") === copied) button.textContent = "Copied!";
+    });
+  }
+  document.addEventListener("htmx:afterSwap", showCopied);
+  document.addEventListener("htmx:wsAfterMessage", showCopied);
+  document.addEventListener("submit", function (e) {
+    var b = document.getElementById("board");
+    if (!b || !b.contains(e.target)) return;
     var notice = document.getElementById("notice");
-    if (notice && version(document.getElementById("board")) > shownVersion) notice.textContent = "";
-    followRematch();
+    if (notice) notice.textContent = "";
+    document.querySelectorAll(".flash").forEach(function (flash) {
+      (flash.closest("[role=status]") || flash).remove();
+    });
+    copied = null;
+  }, true);
+  document.addEventListener("htmx:oobBeforeSwap", function (e) {
+    var d = e.detail, said = d.target && d.target.id === "notice" && d.target.textContent.trim();
+    if (said && d.fragment && d.fragment.textContent.trim() === said) d.shouldSwap = false;
   });
 
   document.addEventListener("htmx:beforeSwap", function (e) {
@@ -189,7 +210,7 @@
     var input = document.querySelector(button.getAttribute("data-copy"));
     if (!input) return;
     input.select();
-    var done = function () { button.textContent = "Copied!"; };
+    var done = function () { copied = button.getAttribute("data-copy"); button.textContent = "Copied!"; showCopied(); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
     } else {
