@@ -50,3 +50,34 @@ def seat_token(request) -> str:
     session["token"] = token
     session.save()
     return token
+
+
+# ---- the name a browser plays under ----------------------------------------------------
+# Every form that takes a seat (new match, join, accept, "Play anyone") has a name field;
+# the name last used is kept in the session and prefills the next one. The write path
+# decides what a seat is called (games.play.display_name: an account's name on a rated
+# match, never another account's user name).
+NAME_KEY = "name"
+
+
+def remembered_name(request) -> str:
+    """What this browser's name fields are prefilled with: the name it last played under,
+    else a signed-in player's user name."""
+    user = getattr(request, "user", None)
+    signed_in = user is not None and user.is_authenticated
+    return request.session.get(NAME_KEY) or (user.get_username()[:40] if signed_in else "")
+
+
+def typed_name(request, typed: str | None) -> str:
+    """The name typed in a form; a signed-in player who typed none goes by their account's."""
+    user = getattr(request, "user", None)
+    typed = str(typed or "")
+    if not typed.strip() and user is not None and user.is_authenticated:
+        return user.get_username()
+    return typed
+
+
+def remember_name(request, name: str) -> None:
+    """Keep the name a seat was taken under (as the write path cleaned it) for next time."""
+    if name and request.session.get(NAME_KEY) != name:
+        request.session[NAME_KEY] = name

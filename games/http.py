@@ -17,6 +17,7 @@ REFUSAL_STATUS = {
     rights.NotAPlayer: 403,
     rights.NoHints: 403,
     rights.IllegalMove: 422,
+    rights.NameTaken: 422,
 }
 
 

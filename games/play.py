@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -76,6 +77,25 @@ def clean_name(text: str) -> str:
     """A display name as typed: printable characters only, at most 40."""
     text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C")
     return " ".join(text.split())[:40].rstrip()
+
+
+def display_name(typed: str, user=None, *, rated: bool = False) -> str:
+    """The name a seat goes by, the one rule for every seat written: on a rated match the
+    account's user name, whatever was typed; else the name typed (cleaned), which may not
+    be the user name of an account other than ``user``'s, in any case (NameTaken)."""
+    if rated and user is not None:
+        return clean_name(user.get_username())
+    name = clean_name(typed)
+    if name:
+        accounts = get_user_model().objects.filter(username__iexact=name)
+        if user is not None:
+            accounts = accounts.exclude(pk=user.pk)
+        if accounts.exists():
+            raise rights.NameTaken(
+                f"“{name}” is the user name of an account: choose another name"
+                f"{'' if user is not None else ' (or sign in, if it is yours)'}."
+            )
+    return name
 
 
 # ---- transactions ------------------------------------------------------------------
@@ -352,7 +372,7 @@ def create_match(
         mode=mode,
         first_seat=first_seat,
         seat1_secret=seat_hash,
-        seat1_name=clean_name(name),
+        seat1_name=display_name(name, user, rated=rated),
         seat1_user=user,
         rated=rated,
         listed=listed,
@@ -369,7 +389,7 @@ def create_match(
         match.clock_days = int(control.get("days", 0))
     if mode == Match.Mode.HOTSEAT:
         match.seat2_secret = seat_hash
-        match.seat2_name = clean_name(opponent_name)
+        match.seat2_name = display_name(opponent_name, user)
         match.seat2_user = user
     if mode != Match.Mode.FRIEND:
         match.status = Match.Status.PLAYING
@@ -403,10 +423,11 @@ def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:
         match = _locked(public_id)
         seats = rights.viewer_of(match, token).seats
         _refuse(rights.join_refusal(match, seats, user_id=user_id))
+        named = display_name(name, user, rated=match.rated)
         now = timezone.now()
         updated = Match.objects.filter(pk=match.pk, seat2_secret="").update(
             seat2_secret=seat_hash,
-            seat2_name=clean_name(name),
+            seat2_name=named,
             seat2_user_id=user_id,
             status=Match.Status.PLAYING,
             started_at=now,

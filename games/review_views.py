@@ -5,14 +5,19 @@ waiting) is open only to staff who may view matches in the admin: its analysis
 would be a hint for the game in progress. Everyone else gets a 404 with a plain
 message, never match data.
 
-The replay renders one ply at a time (``?ply=N``): htmx swaps the ``#replay``
-partial, and without JavaScript the buttons are plain links.
+The replay opens at the final position (``?ply=N`` opens it at ply N). A match of up
+to ``HELD`` plies sends every ply's frame (its status line, its board, its value), drawn
+here by the same partial as the one shown, in ``<template>`` elements: the page's script
+(static/site/replay.js) shows them one at a time, with no round trip. A longer match is
+stepped by asking for the ``#replay`` partial, the presses queued so that none is lost.
+Without JavaScript every step is a plain link, one page per ply.
 """
 
 from __future__ import annotations
 
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
@@ -23,12 +28,46 @@ from games.presenters import presenter_for
 from games.rights import NothingToReplay, is_reviewer, may_review, replay_refusal
 from games.verdicts import value_text, verdict_class
 
+# A match of up to this many plies holds every ply's frame on its page (see the docstring).
+HELD = review.FULL
 
-def _ply(value: str | None) -> int:
+
+def _ply(value: str | None, last: int) -> int:
+    """The ply asked for; none (or nonsense) is the final position."""
     try:
-        return int(value or 0)
-    except ValueError:
-        return 0
+        return int(value)
+    except (TypeError, ValueError):
+        return last
+
+
+def _frame(match: Match, frame: review.Frame, last: int, presenter) -> dict:
+    """What the replay's ``frame`` partial draws for one ply: the status line, the board
+    and the position's value."""
+    pos = frame.position
+    touched = presenter.touched(frame.move.text, pos) if frame.move else ()
+    return {
+        "match": match,
+        "game": match.rules,
+        "pos": pos,
+        **presenter.board(pos, touched=touched),
+        "board_template": f"{presenter.template}#position",
+        "words": presenter.describe(frame.move.text, pos) if frame.move else "",
+        "frame": frame,
+        "last_ply": last,
+        "mover": match.player_name(frame.move.player) if frame.move else "",
+        "to_move": match.player_name(pos.to_move),
+        "verdict_class": verdict_class(frame.verdict),
+        "value": value_text(match, frame.analysis),
+        "best_moves": presenter.moves_text(frame.analysis.best_moves) if frame.analysis else "",
+    }
+
+
+def held_frames(match: Match, frames: list[review.Frame], last: int, presenter) -> list:
+    """Every ply's frame drawn, for a match of up to HELD plies (else none): (ply, html)."""
+    if last > HELD:
+        return []
+    partial = get_template("games/replay.html#frame")
+    return [(f.ply, partial.render(_frame(match, f, last, presenter))) for f in frames]
 
 
 def _row(match: Match, frame: review.Frame, current: int, presenter) -> dict:
@@ -176,33 +215,22 @@ def replay(request, public_id):
     refusal = replay_refusal(match)
     if isinstance(refusal, NothingToReplay):
         return review.closed_response(request, match, nothing=refusal.message)
-    seen = review.review(match, _ply(request.GET.get("ply")))
+    seen = review.review(match, _ply(request.GET.get("ply"), match.ply))
     partial = request.htmx and not request.htmx.history_restore_request
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
     game = match.rules
-    pos = frame.position
     presenter = presenter_for(game)
-    touched = presenter.touched(frame.move.text, pos) if frame.move else ()
+    replay_url = reverse("replay", args=[match.public_id])
     context = {
-        "match": match,
-        "game": game,
-        "pos": pos,
-        **presenter.board(pos, touched=touched),
-        "board_template": f"{presenter.template}#position",
-        "words": presenter.describe(frame.move.text, pos) if frame.move else "",
-        "frame": frame,
-        "last_ply": last,
+        **_frame(match, frame, last, presenter),
         "nav": [
             (0 if frame.ply > 0 else None, "First", "first", "«"),
             (frame.ply - 1 if frame.ply > 0 else None, "Previous", "previous", "\u2039"),
             (frame.ply + 1 if frame.ply < last else None, "Next", "next", "\u203a"),
             (last if frame.ply < last else None, "Last", "last", "»"),
         ],
-        "replay_url": reverse("replay", args=[match.public_id]),
-        "mover": match.player_name(frame.move.player) if frame.move else "",
-        "to_move": match.player_name(pos.to_move),
-        "verdict_class": verdict_class(frame.verdict),
-        "value": value_text(match, frame.analysis),
+        "replay_url": replay_url,
+        "held": held_frames(match, seen.window, last, presenter),
         "rows": [_row(match, f, frame.ply, presenter) for f in seen.window],
         "earlier": seen.window[0].ply if seen.window else 0,
         "later": last - seen.window[-1].ply if seen.window else 0,
@@ -225,10 +253,7 @@ def replay(request, public_id):
             {"player": match.player_name(p), "count": summary.blunders[p]} for p in (1, 2)
         ],
         "reviewer": is_reviewer(request.user),
-        "strip": strip_context(
-            match, seen.strip, reverse("replay", args=[match.public_id]), presenter
-        ),
-        "best_moves": presenter.moves_text(frame.analysis.best_moves) if frame.analysis else "",
+        "strip": strip_context(match, seen.strip, replay_url, presenter),
         "jumps": _jumps(frame.ply, last, seen.window),
         "end_notes": extras.end_notes(match) if not partial else (),
     }

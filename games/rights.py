@@ -70,6 +70,12 @@ class NeedsAccount(Refused):
     default = "This match is rated: sign in (or sign up) to take its second seat."
 
 
+class NameTaken(Refused):
+    """A display name that is another account's user name (games.play.display_name)."""
+
+    default = "That name is an account's user name: choose another."
+
+
 class SeatsTaken(Refused):
     default = "Both seats are taken: you are watching as a spectator."
 

@@ -19,7 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games import limits, play
 from games.boards import board_context, render_board, render_notice, told_notice
-from games.browsers import seat_token
+from games.browsers import remember_name, remembered_name, seat_token, typed_name
 from games.forms import NewMatchForm
 from games.http import refusal_status, see_other
 from games.models import Match
@@ -61,14 +61,6 @@ def _account(request):
     """The signed-in account of this browser, if any (its seats are the account's: the
     accounts app puts the account's secret into the session)."""
     return request.user if request.user.is_authenticated else None
-
-
-def _name_or_account(request, name: str) -> str:
-    """The name a player typed; a signed-in player who typed none goes by their account's."""
-    account = _account(request)
-    if not name.strip() and account is not None:
-        return account.get_username()
-    return name
 
 
 def _actor(request) -> Actor:
@@ -173,7 +165,7 @@ def new_match(request, game):
     if request.method == "POST":
         return _create_match(request, game)
     account = _account(request)
-    initial = {"name": account.get_username()[:40]} if account is not None else None
+    initial = {"name": remembered_name(request)}
     form = NewMatchForm(game, initial=initial, signed_in=account is not None)
     return _new_match_page(request, game, form)
 
@@ -195,20 +187,25 @@ def _create_match(request, game):
     data = form.cleaned_data
     if data.get("listed") and limits.over_limit(request, "lobby"):
         return too_fast(request)
-    match = play.create_match(
-        game.slug,
-        token=seat_token(request),
-        options=data["options"],
-        mode=data["opponent"],
-        first=data["first"],
-        level=data.get("level") or "",
-        name=_name_or_account(request, data.get("name", "")),
-        opponent_name=data.get("opponent_name", ""),
-        time_control=data.get("time_control"),
-        user=_account(request),
-        rated=data["rated"],
-        listed=data.get("listed", False),
-    )
+    try:
+        match = play.create_match(
+            game.slug,
+            token=seat_token(request),
+            options=data["options"],
+            mode=data["opponent"],
+            first=data["first"],
+            level=data.get("level") or "",
+            name=typed_name(request, data.get("name", "")),
+            opponent_name=data.get("opponent_name", ""),
+            time_control=data.get("time_control"),
+            user=_account(request),
+            rated=data["rated"],
+            listed=data.get("listed", False),
+        )
+    except Refused as refusal:  # a name that is another account's: nothing was created
+        form.add_error(None, refusal.message)
+        return _new_match_page(request, game, form, status=refusal_status(refusal))
+    remember_name(request, match.seat1_name)
     if match.computer_to_move:  # the computer moves first
         play.computer_move(match.public_id)
     return see_other(match.get_absolute_url())
@@ -219,15 +216,15 @@ def _create_match(request, game):
 def join(request, public_id):
     match = _match_or_404(public_id)
     try:
-        play.join(
+        match = play.join(
             public_id,
             token=seat_token(request),
-            name=_name_or_account(request, request.POST.get("name", "")),
+            name=typed_name(request, request.POST.get("name", "")),
             user=_account(request),
         )
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=refusal_status(refusal))
-    match.refresh_from_db()
+    remember_name(request, match.seat2_name)
     player = match.player_of_seat(2)
     messages.info(request, f"You joined: you are {match.player_name(player)}.")
     # A full reload, so that the page's websocket carries the new seat.

@@ -144,7 +144,7 @@ class Expired(Refused):
     default = "That challenge is no longer open."
 
 
-def accept(public_id: str, *, token: str, user=None) -> Match:
+def accept(public_id: str, *, token: str, user=None, name: str = "") -> Match:
     """Take the second seat of an open challenge: the share link's join (``play.join``),
     in one write with the lobby's checks. A match that is not listed is no challenge
     (NoSuchMatch); one that is due is closed instead (then Expired)."""
@@ -160,7 +160,7 @@ def accept(public_id: str, *, token: str, user=None) -> Match:
         if match.status == Match.Status.WAITING and due(match):
             play.expire_challenge(public_id, due=due)
             return None
-        return play.join(public_id, token=token, user=user)
+        return play.join(public_id, token=token, name=name, user=user)
 
     joined = play.write(change)
     if joined is None:

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import play, rights
-from games.browsers import seat_token
+from games.browsers import remember_name, remembered_name, seat_token, typed_name
 from games.http import refusal_status, see_other
 from games.models import Match
 from games.rights import Refused
@@ -47,7 +47,11 @@ def _challenger(request) -> challenges.Challenger:
 
 @require_GET
 def home(request):
-    context = {"games": GAMES, "challenges": live.challenge_rows(_challenger(request))}
+    context = {
+        "games": GAMES,
+        "challenges": live.challenge_rows(_challenger(request)),
+        "lobby_name": remembered_name(request),
+    }
     return render(request, "lobby/home.html", context)
 
 
@@ -87,12 +91,16 @@ def _listed_or_404(public_id: str) -> Match:
 def accept(request, public_id):
     """Take the second seat of an open challenge: the share link's join."""
     try:
-        match = challenges.accept(public_id, token=seat_token(request), user=_user(request))
+        name = play.display_name(typed_name(request, request.POST.get("name")), _user(request))
+        match = challenges.accept(
+            public_id, token=seat_token(request), user=_user(request), name=name
+        )
     except rights.NoSuchMatch:
         raise Http404("There is no such challenge.") from None
     except Refused as refusal:
         message = ACCEPT_WORDS.get(type(refusal), refusal.message)
         return _answer(request, message, status=refusal_status(refusal))
+    remember_name(request, match.seat2_name)
     player = match.player_name(match.player_of_seat(2))
     return _landed(request, match, f"You accepted the challenge: you are {player}.")
 
@@ -114,9 +122,14 @@ def withdraw(request, public_id):
 def play_anyone(request, game):
     """Quick pairing: the oldest compatible open challenge, else a new one; pressed again
     (a double click, another tab or device of the account), the same answer."""
+    try:  # a name that is another account's is refused before anything is written
+        name = play.display_name(typed_name(request, request.POST.get("name")), _user(request))
+    except Refused as refusal:
+        return _answer(request, refusal.message, status=refusal_status(refusal))
     match, pairing = challenges.play_anyone(
-        game.slug, token=seat_token(request), user=_user(request)
+        game.slug, token=seat_token(request), user=_user(request), name=name
     )
+    remember_name(request, name)
     if pairing == challenges.Pairing.TOOK:
         player = match.player_name(match.player_of_seat(2))
         return _landed(request, match, f"You accepted an open challenge: you are {player}.")

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from games import review
+from games import review, review_views
 from games.models import Match
 from games.rules import GAMES, Verdict, get_game
 from tests.replays import (
@@ -58,7 +58,8 @@ def test_the_replay_page_shows_the_blunder_and_the_summary():
     assert "Best move: flip bits 4 and 5." in html
     # The board is the live board's own partial, at ply 3, with the bit just flipped marked.
     assert 'id="binary" role="img" aria-label="Bits, 1 to 5: 11100"' in html
-    assert re.findall(r'<span class="bit one last" data-position="(\d+)"', html) == ["2"]
+    shown = html.split("<template", 1)[0]  # the ply shown (then every ply's frame, held)
+    assert re.findall(r'<span class="bit one last" data-position="(\d+)"', shown) == ["2"]
     # The summary: where it flipped and the blunders per player.
     flips = re.search(r'<ol class="flips".*?</ol>', html, re.S).group(0)
     assert "Move 3</a>: Player 1 (Ada) flipped bit 2;" in flips
@@ -143,7 +144,8 @@ def test_a_resigned_match_replays_to_its_last_move_and_says_who_resigned():
 def test_stepping_links_work_without_javascript_and_the_ply_is_clamped():
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     url = f"/m/{match.public_id}/replay/"
-    first = Client().get(url).content.decode()
+    assert 'id="replay" class="replay" data-ply="4"' in Client().get(url).content.decode()
+    first = Client().get(url + "?ply=0").content.decode()
     assert 'data-ply="0"' in first
     assert f'id="replay-next" href="{url}?ply=1"' in first
     assert f'id="replay-last" href="{url}?ply=4"' in first
@@ -152,7 +154,34 @@ def test_stepping_links_work_without_javascript_and_the_ply_is_clamped():
     last = Client().get(url + "?ply=999").content.decode()
     assert 'data-ply="4"' in last
     assert f'id="replay-previous" href="{url}?ply=3"' in last
-    assert 'data-ply="0"' in Client().get(url + "?ply=abc").content.decode()
+    assert 'class="replay" data-ply="4"' in Client().get(url + "?ply=abc").content.decode()
+    assert 'class="replay" data-ply="0"' in Client().get(url + "?ply=-3").content.decode()
+
+
+def test_the_page_holds_every_plys_frame_drawn_by_the_server():
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
+    frames = dict(re.findall(r'<template data-frame="(\d+)">(.*?)</template>', html, re.S))
+    assert sorted(map(int, frames)) == [0, 1, 2, 3, 4]
+    # Each is what the page of that ply shows, drawn by the same partial.
+    for ply, frame in frames.items():
+        page = Client().get(f"/m/{match.public_id}/replay/?ply={ply}").content.decode()
+        for part in ("replay-status", "position", "value"):
+            assert f'id="{part}"' in frame
+        shown = re.search(r'<p class="status" id="replay-status".*?</p>', page, re.S).group(0)
+        assert shown in frame
+    assert "1 to 5: 10100" in frames["2"] and "1 to 5: 11100" in frames["3"]
+    assert "throws away the win: a blunder" in frames["3"]
+    # The board comes first, the summary after it.
+    assert html.index('id="position"') < html.index('id="summary"')
+
+
+def test_a_match_too_long_to_hold_holds_no_frames():
+    match = long_last_bit_match(1000)
+    assert match.ply > review_views.HELD
+    html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
+    assert "<template data-frame" not in html
+    assert f'data-ply="{match.ply}"' in html
 
 
 def test_htmx_gets_only_the_replay_partial():
@@ -261,7 +290,6 @@ def strip_cells(html: str) -> list[dict]:
             {
                 "ply": int(attrs["data-ply"]),
                 "href": attrs["href"],
-                "hx-get": attrs["hx-get"],
                 "winner": winner,
                 "blunder": "blunder" in classes,
                 "marked": 'class="mark"' in match.group(2),
@@ -328,11 +356,11 @@ def test_a_long_window_links_jump_back_and_on():
     html = Client().get(f"{url}?ply=500").content.decode()
     earlier = re.search(r'<p class="hint" id="earlier">.*?</p>', html, re.S).group(0)
     later = re.search(r'<p class="hint" id="later">.*?</p>', html, re.S).group(0)
-    assert re.findall(r'hx-get="([^"]*)">([^<]*)</a>', earlier) == [
+    assert re.findall(r'href="([^"]*)">([^<]*)</a>', earlier) == [
         (f"{url}?ply=300", "200 plies back"),
         (f"{url}?ply=0", "the start"),
     ]
-    assert re.findall(r'hx-get="([^"]*)">([^<]*)</a>', later) == [
+    assert re.findall(r'href="([^"]*)">([^<]*)</a>', later) == [
         (f"{url}?ply=700", "200 plies on"),
         (f"{url}?ply=1001", "the end"),
     ]
@@ -359,7 +387,7 @@ def test_the_strip_agrees_with_the_analysis_and_the_verdicts(slug):
             if verdict.blunder:
                 blunders.append(cell["ply"])
         assert cell["winner"] == game.analyse(pos).winner, (slug, cell["ply"])
-        assert cell["href"] == cell["hx-get"] == f"{url}?ply={cell['ply']}"
+        assert cell["href"] == f"{url}?ply={cell['ply']}"  # a link (replay.js takes it over)
         assert cell["blunder"] == cell["marked"]
     assert [c["ply"] for c in cells if c["blunder"]] == blunders
     # The one definition: the summary's blunders are the strip's marks.

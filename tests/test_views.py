@@ -35,10 +35,13 @@ def test_home_lists_the_five_games_with_their_links():
         assert game.summary in html
         assert f'href="/games/{game.slug}/new/"' in html
         assert f'href="/games/{game.slug}/"' in html
-    # The match forms live on each game's page; the home page's are the lobby's (lobby/):
-    # one "Play anyone" per game (and a form per open challenge, none here).
-    forms = re.findall(r'<form [^>]*action="([^"]+)"', html.split("<main", 1)[1])
-    assert forms == [f"/games/{game.slug}/play-anyone" for game in GAMES]
+    # The match forms live on each game's page; the home page's is the lobby's (lobby/):
+    # its name, which one "Play anyone" per game (and an Accept per open challenge, none
+    # here) submits.
+    main = html.split("<main", 1)[1]
+    assert re.findall(r'<form [^>]*action="([^"]+)"', main) == ["/"]
+    actions = re.findall(r'form="lobby-form" formaction="([^"]+)"', main)
+    assert actions == [f"/games/{game.slug}/play-anyone" for game in GAMES]
 
 
 @pytest.mark.parametrize("slug", SLUGS)

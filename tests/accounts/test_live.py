@@ -222,7 +222,7 @@ async def test_anonymous_matches_push_nothing_to_accounts(renders):
     await socket.receive_from()
     from tests.factories import make_match
 
-    await database_sync_to_async(make_match)("bit-flip")
+    await database_sync_to_async(make_match)("bit-flip", name="Eve")  # not the account's name
     assert renders == []
     assert await socket.receive_nothing(timeout=0.2)
     await socket.disconnect()

@@ -257,3 +257,62 @@ def test_lobby_and_watch_pages_at_360_px(live_server_url, new_page, artifacts):
     expect(page.locator("#watch-list")).to_contain_text(LONG)
     assert no_sideways_scroll(page)
     page.screenshot(path=str(artifacts / "watch-360.png"), full_page=True)
+
+
+LOBBY_NAME = re.compile(r"^Your name for Accept and Play anyone")
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_play_anyone_and_accept_take_a_name_remembered_for_next_time(
+    live_server_url, new_page, artifacts, javascript
+):
+    # Ada keeps her challenge's page open (its socket), else the lobby closes it.
+    ada = new_page()
+    ada.goto(live_server_url + "/")
+    ada.get_by_label(LOBBY_NAME).fill("Ada")
+    _play_anyone(ada).click()
+    ada.wait_for_url(MATCH_URL)
+    match_url = ada.url
+    wait_for_socket(ada)
+    # Her challenge's page says where it is, not "send this link".
+    expect(ada.locator("#listed-note")).to_contain_text("Your challenge is open in the lobby")
+    expect(ada.locator("#share")).not_to_contain_text("Send this link to a friend.")
+    expect(ada.locator(".players")).to_contain_text("(Ada) · you")  # first: random
+    home = ada.context.new_page()
+    home.goto(live_server_url + "/")
+    expect(home.get_by_label(LOBBY_NAME)).to_have_value("Ada")  # remembered
+
+    bob = new_page(java_script_enabled=javascript)
+    bob.goto(live_server_url + "/")
+    row = bob.locator("#challenge-list li")
+    expect(row).to_contain_text("by Ada")
+    bob.get_by_label(LOBBY_NAME).fill("Bob")
+    row.get_by_role("button", name=re.compile("^Accept")).click()
+    bob.wait_for_url(match_url)
+    expect(bob.locator(".flash")).to_contain_text(re.compile(r"you are Player [12] \(Bob\)"))
+    bob.goto(live_server_url + "/")
+    expect(bob.get_by_label(LOBBY_NAME)).to_have_value("Bob")
+    bob.goto(f"{live_server_url}/games/bit-flip/new/")
+    expect(bob.get_by_label("Your name (optional)")).to_have_value("Bob")
+    bob.screenshot(path=str(artifacts / f"lobby-name-new-match-js-{javascript}.png"))
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+def test_a_signed_in_player_goes_by_the_user_name_and_no_name_imitates_an_account(
+    live_server_url, new_page
+):
+    from tests.browser.helpers import sign_up
+
+    ada = new_page()
+    sign_up(ada, live_server_url, "ada")
+    ada.goto(live_server_url + "/")
+    expect(ada.get_by_label(LOBBY_NAME)).to_have_value("ada")  # by default
+    eve = new_page(viewport={"width": 360, "height": 780})
+    eve.goto(live_server_url + "/")
+    eve.get_by_label(LOBBY_NAME).fill("ADA")
+    _play_anyone(eve).click()
+    expect(eve.locator(".flash")).to_contain_text(
+        "“ADA” is the user name of an account: choose another name"
+    )
+    assert not Match.objects.exists()  # nothing changed
+    assert no_sideways_scroll(eve)

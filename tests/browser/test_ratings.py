@@ -58,22 +58,33 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
     expect(rated).to_be_hidden()
     ada.get_by_text("Play a friend").click()
     rated.check()
-    ada.get_by_label("Your name (optional)").fill("Ada")
+    # Another account's user name as "Your name": a rated seat goes by its account's.
+    ada.get_by_label("Your name (optional)").fill("bob")
     ada.get_by_role("button", name=re.compile(r"^Start a .* match$")).click()
     ada.wait_for_url(re.compile(r"/m/[\w-]+/$"))
     url = ada.url
     expect(ada.locator("#rated")).to_have_text("Rated")
+    expect(ada.locator(".players")).to_contain_text("Player 1 (ada)")
+    expect(ada.locator(".players")).not_to_contain_text("bob")
 
-    # A guest without an account is told the second seat needs one, and is refused.
+    # A guest without an account is told to sign in, with no Join button that would fail.
     guest.goto(url)
-    expect(guest.locator("#rated-join")).to_contain_text("its second seat needs an account")
-    expect(guest.locator("#rated-join a")).to_have_attribute(
+    expect(guest.locator("#rated-join")).to_contain_text(
+        "only a signed-in player can take its second seat"
+    )
+    expect(guest.locator("#rated-join a").first).to_have_attribute(
         "href", f"/accounts/login/?next={url.removeprefix(live_server_url)}"
     )
-    guest.get_by_role("button", name="Join as the second player").click()
-    expect(guest.locator("#message")).to_contain_text("This match is rated: sign in")
+    expect(guest.get_by_role("button", name="Join as the second player")).to_have_count(0)
+    guest.screenshot(path=str(artifacts / "rated-join-guest.png"), full_page=True)
 
-    join(bob, url, name="Bob")
+    # A signed-in visitor is offered the seat, and nothing says to sign in.
+    bob.goto(url)
+    expect(bob.locator("#rated-join")).to_be_hidden()
+    expect(bob.locator("#rated-join-account")).to_contain_text("under your account's user name")
+    bob.screenshot(path=str(artifacts / "rated-join-account.png"), full_page=True)
+    join(bob, url)
+    expect(bob.locator(".players")).to_contain_text("Player 2 (bob)")
     for page in (ada, bob):
         wait_for_socket(page)
         mark_page(page)

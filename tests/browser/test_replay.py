@@ -1,4 +1,6 @@
-"""The replay in a browser: the keyboard, the slider, the move list, and without JavaScript."""
+"""The replay in a browser: the keyboard, the slider, the move list, and without JavaScript.
+
+A match of up to review_views.HELD plies holds every ply's frame: steps make no request."""
 
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, 
     url = f"{live_server_url}/m/{match.public_id}/replay/"
     page = new_page()
     page.goto(url)  # waits for the load event: the page's scripts have run
+    shown(page, 4)  # the final position
+    page.keyboard.press("Home")
     shown(page, 0)
     expect(page.locator("#replay-status")).to_contain_text("The start. Player 1 (Ada) moves first.")
     expect(page.locator("#flips")).to_contain_text("Move 3: Player 1 (Ada) flipped bit 2")
@@ -91,6 +95,8 @@ def test_the_replay_steps_without_javascript(live_server_url, new_page):
     page = new_page(java_script_enabled=False)
     page.goto(f"{live_server_url}/m/{match.public_id}/")
     page.locator("#replay-link").click()
+    expect(page.locator("#replay")).to_have_attribute("data-ply", "4")  # the final position
+    page.locator("#replay-first").click()
     expect(page.locator("#replay")).to_have_attribute("data-ply", "0")
     page.locator("#replay-next").click()
     expect(page.locator("#replay")).to_have_attribute("data-ply", "1")
@@ -119,6 +125,12 @@ def test_a_long_match_replays_a_window_at_a_time(live_server_url, new_page, arti
     page.locator("#later a", has_text=f"{FULL} plies on").click()
     shown(page, 10_050 + FULL)
     expect(page.locator("#summary-cap")).to_contain_text("judges only the last 5,000")
+    # Too long to hold every ply: each step asks the server, and presses made meanwhile
+    # add up (five quick presses, five plies).
+    here = 10_050 + FULL
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    shown(page, here + 5)
     page.keyboard.press("End")
     shown(page, 20_001)
     expect(page.locator("#replay-verdict")).to_have_text("loses at once: a blunder")
@@ -150,6 +162,8 @@ def test_staff_find_a_match_in_the_admin_and_open_its_replay(live_server_url, ne
     page.screenshot(path=str(artifacts / "admin-match.png"), full_page=True)
     page.get_by_role("link", name="Replay with every move's verdict").click()
     page.wait_for_load_state()  # the keys work once the page's scripts have run
+    shown(page, 4)
+    page.keyboard.press("Home")
     shown(page, 0)
     page.keyboard.press("End")
     shown(page, 4)
@@ -161,7 +175,7 @@ def test_clicking_the_strip_jumps_to_that_ply(live_server_url, new_page, artifac
     url = f"{live_server_url}/m/{match.public_id}/replay/"
     page = new_page()
     page.goto(url)
-    shown(page, 0)
+    shown(page, 4)
     strip = page.locator("#strip")
     expect(strip).to_have_attribute("aria-label", re.compile(r"^The whole game in a picture"))
     expect(strip.locator("a")).to_have_count(5)
@@ -190,8 +204,8 @@ def test_clicking_the_strip_jumps_to_that_ply(live_server_url, new_page, artifac
     eleven = played("last-digit-standing", seeded_moves("last-digit-standing", 4))
     plain = new_page(java_script_enabled=False)
     plain.goto(f"{live_server_url}/m/{eleven.public_id}/replay/")
-    expect(plain.locator("#replay")).to_have_attribute("data-ply", "0")
     last = eleven.ply
+    expect(plain.locator("#replay")).to_have_attribute("data-ply", str(last))
     expect(plain.locator("#replay-moves li")).to_have_count(last + 1)
     expect(plain.locator("#strip a")).to_have_count(last + 1)
     plain.locator(f"#strip a[data-ply='{last - 1}']").click()
@@ -206,3 +220,61 @@ def test_clicking_the_strip_jumps_to_that_ply(live_server_url, new_page, artifac
     shown(small, 3)
     assert small.evaluate("document.documentElement.scrollWidth") <= 360
     small.screenshot(path="/tmp/replay-strip-360.png", full_page=True)
+
+
+def test_the_replay_opens_at_the_end_with_the_board_first(live_server_url, new_page, artifacts):
+    match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
+    url = f"{live_server_url}/m/{match.public_id}/replay/"
+    for width in (1100, 360):
+        page = new_page(viewport={"width": width, "height": 800})
+        page.goto(url)
+        shown(page, 4)
+        expect(page.locator("#binary .val")).to_have_text(list("11111"))
+        status = page.locator("#replay-status")
+        expect(status).to_contain_text("Player 2 (Bob) flipped bits 4 and 5")
+        board = page.locator("#position").bounding_box()
+        summary = page.locator("#summary").bounding_box()
+        assert board["y"] + board["height"] <= summary["y"], (width, board, summary)
+        assert board["y"] + board["height"] <= 800, (width, board)  # seen without scrolling
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(artifacts / f"replay-opens-{width}.png"), full_page=True)
+        assert page.console_errors == []
+
+
+def test_quick_presses_and_a_held_arrow_key_walk_the_game_without_a_request(
+    live_server_url, new_page, artifacts
+):
+    match = long_last_bit_match(20)  # 20 safe bits, then the losing one
+    last = match.ply
+    assert last == 21
+    url = f"{live_server_url}/m/{match.public_id}/replay/"
+    for width in (1100, 360):
+        page = new_page(viewport={"width": width, "height": 800})
+        page.goto(url + "?ply=0")
+        shown(page, 0)
+        asked: list[str] = []
+        page.on("request", lambda request, asked=asked: asked.append(request.url))
+        for _ in range(5):  # five presses as fast as the keyboard sends them
+            page.keyboard.press("ArrowRight")
+        shown(page, 5)
+        for _ in range(last):  # a held key: one keydown, then repeats, then the key is let go
+            page.keyboard.down("ArrowRight")
+        page.keyboard.up("ArrowRight")
+        shown(page, last)
+        for _ in range(3):
+            page.keyboard.down("ArrowLeft")
+        page.keyboard.up("ArrowLeft")
+        shown(page, last - 3)
+        assert page.url.endswith(f"?ply={last - 3}")
+        assert asked == []  # every ply's board was on the page already
+        # The board and every part of the frame are the server's, as on a page of that ply.
+        board = page.locator("#position").inner_html()
+        status = page.locator("#replay-status").inner_text()
+        direct = new_page(viewport={"width": width, "height": 800})
+        direct.goto(url + f"?ply={last - 3}")
+        assert direct.locator("#position").inner_html() == board
+        assert direct.locator("#replay-status").inner_text() == status
+        page.reload()
+        shown(page, last - 3)
+        page.screenshot(path=str(artifacts / f"replay-held-key-{width}.png"), full_page=True)
+        assert page.console_errors == []

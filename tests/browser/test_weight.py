@@ -30,6 +30,7 @@ from bitsite import runtime
 from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, create_match, join, play, wait_for_ply
 from tests.factories import make_match
+from tests.replays import long_last_bit_match, played
 from tests.servers import ROOT, server_env
 
 pytestmark = pytest.mark.browser
@@ -98,6 +99,10 @@ def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
         "a match, as its player": (match.get_absolute_url(), seat_cookie(token1)),
         "a match, as a spectator": (match.get_absolute_url(), ""),
     }
+    # A replay holds every ply's board (games/review_views.HELD): a whole game of each.
+    for game in GAMES:
+        done = played(game.slug, SCRIPTS[game.slug][0])
+        pages[f"the replay of a {game.slug} game"] = (f"{done.get_absolute_url()}replay/", "")
     report = []
     for name, (path, cookie) in pages.items():
         status, body, headers = fetch(base, path, cookie)
@@ -116,6 +121,20 @@ def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
         report.append(f"{name}: {total:,} bytes ({', '.join(parts)})")
         assert total < FIRST_LOAD_LIMIT, report[-1]
     print("\n".join(report))
+
+
+def test_the_weight_of_the_longest_replay_that_holds_every_ply(made_like_make_run):
+    """Not a limit (no normal game is this long): the figure, for the record."""
+    from games.review_views import HELD
+
+    match = long_last_bit_match(HELD - 2)  # and a losing move (after an even count of safe)
+    status, body, _ = fetch(made_like_make_run, f"{match.get_absolute_url()}replay/")
+    assert status == 200 and match.ply == HELD - 1
+    html = zlib.decompress(body, 16 + zlib.MAX_WBITS).decode()
+    assert html.count("<template data-frame") == HELD
+    print(
+        f"the replay of a {match.ply}-ply match: {len(body):,} bytes gzipped, {len(html):,} as text"
+    )
 
 
 class RawSocket:

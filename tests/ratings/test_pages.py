@@ -115,7 +115,7 @@ def test_only_a_finished_rated_match_costs_a_query(monkeypatch, finished):
     playing, _, _ = rated_match(ada, bob)
     unrated, _, token2 = rated_match(ada, bob, rated=False)
     resign(unrated, token2)
-    computer, _, _ = make_match(mode="computer")
+    computer, _, _ = make_match(mode="computer", name="Eve")  # no account's name
     rated_done = finished[0]
     cases = [playing, unrated, computer, rated_done]
     with_notes = [queries(lambda m=m: boards.scene(m)) for m in cases]
@@ -187,7 +187,7 @@ def test_a_rated_match_says_its_second_seat_needs_an_account_and_refuses_the_ano
     ada = account("ada")
     match = play.create_match("bit-flip", token="ada-browser", user=ada, rated=True)
     page = Client().get(match.get_absolute_url()).content.decode()
-    assert "This match is rated: its second seat needs an account." in text_of(page)
+    assert "only a signed-in player can take its second seat" in text_of(page)
     assert f'href="/accounts/login/?next=/m/{match.public_id}/"' in page
     refused = Client().post(f"/m/{match.public_id}/join", {"name": "Guest"}, **HTMX)
     assert refused.status_code == 409
