@@ -583,3 +583,23 @@ async def test_an_idle_socket_on_the_redis_layer_stays_open():
     )
     assert "10000000" in await communicator.receive_from(timeout=5)
     await communicator.disconnect()
+
+
+async def test_a_spectators_page_is_counted_for_every_page_in_a_small_update():
+    """ "N watching": the first board of a page carries the count; a spectator's page
+    opening or closing sends the new count to every page, never a board."""
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    player, _ = await connect(match.public_id, t1)
+    first = await player.receive_from()
+    assert 'id="board"' in first and re.search(r'id="watching" hidden>.*0 watching', first)
+    watcher, _ = await connect(match.public_id)
+    snapshot = await watcher.receive_from()
+    assert 'id="board"' in snapshot and "1 watching" in snapshot
+    pushed = await player.receive_from(timeout=5)
+    assert 'id="board"' not in pushed and 'id="watching"' in pushed and "1 watching" in pushed
+    assert await watcher.receive_nothing(timeout=0.3)  # its own count came with its board
+    await watcher.disconnect()
+    pushed = await player.receive_from(timeout=5)  # at most a count a second
+    assert 'id="board"' not in pushed and "0 watching" in pushed
+    assert await player.receive_nothing(timeout=0.3)
+    await player.disconnect()
