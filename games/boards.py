@@ -308,6 +308,7 @@ def board_context(
         "hints": hints,
         "players": players,
         "status_text": status_text(match, viewer, to_move),
+        "result_kind": result_kind(match, viewer),
         "my_turn": may.move,
         "legal": legal,
         "hinted": hinted,
@@ -338,6 +339,18 @@ def draw_offer_context(match: Match, viewer: Viewer) -> dict | None:
         return None
     by = match.player_name(match.player_of_seat(match.draw_offer))
     return {"by": by, "mine": match.draw_offer in viewer.seats}
+
+
+def result_kind(match: Match, viewer: Viewer) -> str:
+    """How a finished match's result box looks to this viewer (``Match.result_for``): won,
+    lost or drawn for a player; for anyone else, drawn or decided (someone won); none
+    without a result (cancelled, aborted)."""
+    result = match.result_for(viewer.seats)
+    if result != Match.Result.NONE:
+        return result.value
+    if not match.has_result:
+        return "none"
+    return "drawn" if match.winner is None else "decided"
 
 
 def status_text(match: Match, viewer: Viewer, to_move: int) -> str:
@@ -407,6 +420,12 @@ def render_notice(message: str, level: str = "error") -> str:
     return render_to_string(
         "games/match.html#notice_oob", {"message": message, "message_level": level}
     )
+
+
+def spectators_fragment(count: int | None) -> str:
+    """The match page's "N watching" (the spectators' pages open), as a page or a push
+    shows it."""
+    return render_to_string("games/match.html#watching", {"watching": count})
 
 
 def presence_fragment(seat: int, online: bool) -> str:

@@ -15,9 +15,13 @@ decides nothing the write path decided.
 Presence lives where it expires by itself (games/presence.py): a socket is a member of
 its browser's, its kind's and (a player's) its seat's sets while it is open, and
 refreshes them every heartbeat; a seat's first socket to open and last to close send one
-small update to every page of the match. Every CHECK seconds a socket also looks at who
+small update to every page of the match. A spectator's page opening or closing has the
+match's spectators counted again ("N watching", games/live.py ``Spectators``): one small
+update too, forwarded only to pages that show another number; the first board a socket
+sends carries the count as it was read. Every CHECK seconds a socket also looks at who
 is connected (read at most once a second per match and process, however many sockets
-look), so a player whose server process died reads as gone within two heartbeats.
+look), so a player whose server process died reads as gone within two heartbeats, and a
+spectator's page too.
 """
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from games import boards, play, presence
-from games.live import group_name, presence_changed
+from games.live import group_name, presence_changed, spectator_counts, spectators
 from games.models import Match
-from games.rights import Viewer, viewer_from_session
+from games.rights import SPECTATOR, Viewer, viewer_from_session
 from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket
 
 snapshots = Shared()  # the boards sockets read as they open or sync, by match and kind
@@ -44,6 +48,7 @@ class Opened:
     mode: str
     seat: int | None
     was_online: bool
+    listed: bool = False  # in the lobby: the watch page shows its spectators too
 
 
 @dataclass
@@ -51,6 +56,7 @@ class Snapshot:
     html: str
     version: int
     marks: dict[int, bool]  # the presence marks drawn on this page: seat -> connected
+    spectators: int | None  # the "N watching" sent with it (None: unknown, none sent)
 
 
 class MatchConsumer(Socket):
@@ -65,6 +71,7 @@ class MatchConsumer(Socket):
         self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
         self.version = -1
         self.marks: dict[int, bool] = {}
+        self.spectators: int | None = None  # the "N watching" this page shows (None: unknown)
         # The browser's sockets on this match are capped before the database is read.
         self.membership = await presence.call(
             presence.enter, self.public_id, self.channel_name, self.session_key
@@ -87,11 +94,15 @@ class MatchConsumer(Socket):
         seen = self.seen
         if seen.seat is not None and not seen.was_online:
             presence_changed(self.public_id, seen.mode, seen.seat, True)
+        if seen.viewer.spectator:  # counted again, for every page (this one has it already)
+            spectators.changed(self.public_id, seen.mode, seen.listed)
 
     async def left(self) -> None:
         if self.membership is not None:
             await presence.call(presence.depart, self.membership)
         seen = self.seen
+        if seen is not None and seen.viewer.spectator:
+            spectators.changed(self.public_id, seen.mode, seen.listed)
         if seen is not None and seen.seat is not None:
             online = await presence.call(presence.online_seats, self.public_id, (seen.seat,))
             if online is not None and seen.seat not in online:
@@ -109,6 +120,13 @@ class MatchConsumer(Socket):
         self.version = event["version"]
         await self.send(text_data=event["html"])
         self._marks_drawn(event["marks"])
+
+    async def spectators_changed(self, event):
+        if self.version < 0:
+            return  # before its first board, which carries the count as read after joining
+        if event["count"] != self.spectators:
+            self.spectators = event["count"]
+            await self.send(text_data=event["html"])
 
     async def presence_changed(self, event):
         seat, online = event["seat"], event["online"]
@@ -136,6 +154,8 @@ class MatchConsumer(Socket):
             return
         self.version = snapshot.version
         self.marks = dict(snapshot.marks)  # a copy: the snapshot is shared
+        if snapshot.spectators is not None:
+            self.spectators = snapshot.spectators
         await self.send(text_data=snapshot.html)
 
     @database_sync_to_async
@@ -150,7 +170,7 @@ class MatchConsumer(Socket):
         seat = min(humans) if match.mode == Match.Mode.FRIEND and len(humans) == 1 else None
         was_online = seat is not None and seat in (presence.online_seats(self.public_id) or ())
         presence.settle(self.membership, self.public_id, kind=viewer.key, seat=seat)
-        return Opened(viewer, match.mode, seat, was_online)
+        return Opened(viewer, match.mode, seat, was_online, match.listed)
 
     @database_sync_to_async
     def _read_snapshot(self) -> Snapshot | None:
@@ -169,9 +189,20 @@ class MatchConsumer(Socket):
             for seat in boards.presence_seats(match)
             if seat not in viewer.seats
         }
-        return Snapshot(html, match.version, marks)
+        # The page's "N watching" too, in the same frame: right from the start.
+        (count,) = spectator_counts([match.public_id])
+        if count is not None:
+            html += boards.spectators_fragment(count)
+        return Snapshot(html, match.version, marks, count)
 
     ticks = 0
+
+    async def _show_spectators(self, count: int | None) -> None:
+        """Send the page its "N watching" if it shows another number (``count``: as just
+        read, at most once a second per match and process)."""
+        if count is not None and count != self.spectators:
+            self.spectators = count
+            await self.send(text_data=boards.spectators_fragment(count))
 
     async def beat(self) -> None:
         """Every CHECK seconds: keep this socket's memberships alive (every HEARTBEAT), and
@@ -181,12 +212,13 @@ class MatchConsumer(Socket):
         if self.ticks * presence.CHECK >= presence.HEARTBEAT:
             self.ticks = 0
             await presence.call(presence.refresh, self.membership)
-        if not self.marks:
-            return
-        online = await presence.call(
-            presence.online_seats_lately, self.public_id, tuple(self.marks)
+        # One read for both (at most once a second per match and process): the marks, and
+        # the spectators' pages (one whose server process died sends no goodbye).
+        online, count = await presence.call(
+            presence.watched_lately, self.public_id, tuple(self.marks), SPECTATOR.key
         )
-        if online is None:
+        await self._show_spectators(count)
+        if online is None or not self.marks:
             return
         for seat, shown in list(self.marks.items()):
             if (seat in online) != shown:

@@ -33,7 +33,8 @@ from channels.layers import get_channel_layer
 from bitsite.loop import serving_loop
 from games import boards, presence
 from games.models import Match
-from games.rights import kinds, kinds_of_mode
+from games.rights import SPECTATOR, kinds, kinds_of_mode
+from games.signals import spectators_counted
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,78 @@ def presence_changed(public_id: str, mode: str, seat: int, online: bool) -> None
     }
     for viewer in kinds_of_mode(mode):
         publisher.publish(group_name(public_id, viewer.key), message)
+
+
+# ---- "N watching": the spectators of a match, counted in the presence sets ----------------
+
+SPECTATORS_EVERY = 1.0  # seconds: at most one count of a match's spectators per process
+
+
+def spectator_counts(public_ids: list[str]) -> list[int | None]:
+    """How many spectator pages each match has open (None: unknown), in one round trip:
+    the match page's "N watching" and the watch page's cards."""
+    names = [presence.kind_set(public_id, SPECTATOR.key) for public_id in public_ids]
+    found = presence.counts(names)
+    return found if found is not None else [None] * len(public_ids)
+
+
+class Spectators:
+    """A spectator's page opened or closed: the match's count, sent to its pages.
+
+    Counted in the presence sets after the change (the page's socket has joined or left
+    its kind's set), at most once every SPECTATORS_EVERY seconds per match in this
+    process (a burst of pages opening is one count), and sent to every kind of viewer's
+    group as one small fragment: no board is drawn again. Each socket forwards it only if
+    its page shows another number. A listed match's count also goes to the watch page
+    (``spectators_counted``: lobby/live.py). Runs in the server's event loop."""
+
+    def __init__(self):
+        self.due: dict[str, tuple[str, bool]] = {}  # match -> (mode, listed)
+        self.last: dict[str, float] = {}  # match -> when it was last counted
+        self.tasks: set[asyncio.Task] = set()
+
+    def changed(self, public_id: str, mode: str, listed: bool) -> None:
+        if public_id in self.due:
+            return  # a count is on its way, and will see this change
+        self.due[public_id] = (mode, listed)
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self.last.get(public_id, 0.0) + SPECTATORS_EVERY - time.monotonic())
+        loop.call_later(delay, self._start, loop, public_id)
+
+    def _start(self, loop: asyncio.AbstractEventLoop, public_id: str) -> None:
+        task = loop.create_task(self.count(public_id))
+        self.tasks.add(task)  # held until done (a task nobody holds may be collected)
+        task.add_done_callback(self.tasks.discard)
+
+    async def count(self, public_id: str) -> None:
+        mode, listed = self.due.pop(public_id, (None, False))
+        if mode is None:
+            return
+        if len(self.last) > 10_000:
+            self.last.clear()  # old matches: forgotten all at once, rarely
+        self.last[public_id] = time.monotonic()
+        try:
+            # Off the event loop when the sets are in Redis (presence.call).
+            count = await presence.call(_counted, public_id, listed)
+            if count is None:
+                return  # unknown (Redis is away): the pages' own checks catch up later
+            message = {"type": "spectators.changed", "count": count}
+            message["html"] = boards.spectators_fragment(count)
+            for viewer in kinds_of_mode(mode):
+                publisher.publish(group_name(public_id, viewer.key), message)
+        except Exception:
+            log.exception("could not count the spectators of match %s", public_id)
+
+
+def _counted(public_id: str, listed: bool) -> int | None:
+    """A match's spectators, counted; a listed match's count told to the watch page."""
+    (count,) = spectator_counts([public_id])
+    if count is not None and listed:
+        spectators_counted.send(sender=Match, public_id=public_id, count=count)
+    return count
+
+
+spectators = Spectators()
 
 
 _sending = threading.local()

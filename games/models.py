@@ -364,8 +364,8 @@ class Match(models.Model):
         by = self.player_name(self.player_of_seat(self.ended_by)) if self.ended_by else ""
         if ending == Ending.CANCELLED:
             return "Cancelled before an opponent joined."
-        if ending == Ending.AGREEMENT:
-            return "Draw by agreement."
+        if ending == Ending.AGREEMENT:  # the headline says "Draw by agreement": who agreed
+            return f"{by} accepted the draw." if by else "Draw by agreement."
         if ending == Ending.ABORTED:
             return f"Aborted by {by}: a first move did not come in time." if by else "Aborted."
         if ending == Ending.RESIGNED:
@@ -376,7 +376,9 @@ class Match(models.Model):
             gone = self.player_name(self.player_of_seat(3 - self.ended_by))
             verdict = "claimed the win" if self.winner else "called it a draw"
             return f"{gone} left the game: {by} {verdict}."
-        return self.rules.describe_outcome(self.current)
+        # The book's sentence, with the players named as the board names them.
+        names = {player: self.player_name(player) for player in (1, 2)}
+        return self.rules.describe_outcome(self.current, names)
 
     def options_summary(self) -> str:
         return self.rules.describe_options(self.options) if self.rules.options else "standard"

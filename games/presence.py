@@ -371,6 +371,31 @@ def online_seats_lately(public_id: str, seats: tuple[int, ...]) -> frozenset[int
     return online
 
 
+_watched: dict[tuple, tuple[float, tuple]] = {}
+
+
+def watched_lately(
+    public_id: str, seats: tuple[int, ...], kind: str
+) -> tuple[frozenset[int] | None, int | None]:
+    """Which of ``seats`` are connected and how many sockets of ``kind`` (the spectators)
+    are open, in one round trip read at most once every LATELY seconds in this process
+    for one match, however many of its sockets ask (``None``: unknown)."""
+    key = (public_id, seats, kind)
+    now = time.monotonic()
+    known = _watched.get(key)
+    if known is not None and now - known[0] < LATELY:
+        return known[1]
+    found = counts([seat_set(public_id, seat) for seat in seats] + [kind_set(public_id, kind)])
+    if found is None:
+        answer = (None, None)
+    else:
+        answer = (frozenset(s for s, n in zip(seats, found, strict=False) if n), found[-1])
+    if len(_watched) > 10_000:
+        _watched.clear()  # old matches' readings: forgotten all at once, rarely
+    _watched[key] = (now, answer)
+    return answer
+
+
 @dataclass(frozen=True)
 class SeatsSeen:
     """What the sets said of a match's two seats at one moment (``seats_seen``): which had

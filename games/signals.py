@@ -11,9 +11,14 @@ ending back, so it must only raise for a real fault.
 ended, its rematch made), once per change, in the process that made it, with the match
 as it was written. Receivers push what they show of it (a player's games, the lobby);
 they must not write to the match.
+
+``spectators_counted`` is sent when a listed match's spectator pages were counted again
+(one opened or closed: games/live.py ``Spectators``), in the server's event loop, with
+the match's public id and the count. The watch page shows it on the match's card.
 """
 
 from django.dispatch import Signal
 
 match_finished = Signal()  # sender=Match, match=Match
 match_changed = Signal()  # sender=Match, match=Match
+spectators_counted = Signal()  # sender=Match, public_id=str, count=int

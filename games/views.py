@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games import limits, play
+from games import limits, live, play
 from games.boards import board_context, render_board, render_notice, told_notice
 from games.browsers import remember_name, remembered_name, seat_token, typed_name
 from games.forms import NewMatchForm
@@ -153,7 +153,9 @@ def match_page(request, public_id):
     share_url = _share_url(request, match)
     if request.htmx:
         return HttpResponse(render_board(match, viewer, request=request, share_url=share_url))
-    return render(request, "games/match.html", board_context(match, viewer, share_url=share_url))
+    context = board_context(match, viewer, share_url=share_url)
+    (context["watching"],) = live.spectator_counts([match.public_id])  # "N watching"
+    return render(request, "games/match.html", context)
 
 
 # ---- actions ---------------------------------------------------------------------

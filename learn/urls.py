@@ -3,10 +3,12 @@ from django.urls import path
 from games import converters  # noqa: F401  (registers <match:...> and <game:...>)
 
 from .views.analysis import analyse_match, analysis
+from .views.index import learn_index
 from .views.puzzles import new_streak, puzzle_list, puzzle_page
 from .views.theory import theory_page
 
 urlpatterns = [
+    path("learn/", learn_index, name="learn"),  # the header's "Learn": every game's pages
     # issue 14, theory pages: why each game's perfect-play result holds, drawn from its rules
     path("games/<game:game>/theory/", theory_page, name="theory"),
     # ---- puzzles (issue 14): learn/views/puzzles.py

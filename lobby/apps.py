@@ -7,7 +7,8 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby"
 
     def ready(self):
-        from games.signals import match_changed
+        from games.signals import match_changed, spectators_counted
         from lobby import live
 
         match_changed.connect(live.on_match_changed, dispatch_uid="lobby.live")
+        spectators_counted.connect(live.on_spectators_counted, dispatch_uid="lobby.watchers")

@@ -162,6 +162,9 @@ class WatchConsumer(PageConsumer):
                     continue  # this page shows this version or a newer one
                 self.versions[public_id] = event["version"]
                 parts.append(event["add"] if shown is None else event["replace"])
+            elif event["kind"] == "watchers":  # "N watching" of a card this page shows
+                if public_id in self.versions:
+                    parts.append(event["html"])
             else:  # removed
                 self.gone.add(public_id)
                 if self.versions.pop(public_id, None) is not None:

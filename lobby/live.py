@@ -11,7 +11,8 @@ never holds the request, and survives a Redis outage), to one group:
   expired: a small removal);
 - ``lobby.watch`` (the watch page): a listed match's card, its small picture, each time
   the match changes while it is played (one card, not the page: a move costs one card),
-  and its removal when it ends. Nothing is drawn while no watch page is open.
+  its "N watching" when a spectator's page opens or closes (``spectators_counted``), and
+  its removal when it ends. Nothing is drawn while no watch page is open.
 
 A change to the lobby therefore costs the same whether 1 or 1,000 pages watch it: one
 render and one group send; each consumer (lobby/consumers.py) forwards what it is sent.
@@ -39,7 +40,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games import boards, clock, presence
-from games.live import publisher, server_loop
+from games.live import publisher, server_loop, spectator_counts
 from games.models import Match
 from games.rights import SPECTATOR
 from lobby import challenges
@@ -122,9 +123,7 @@ def watch_cards() -> list[dict]:
 
 def spectators_of(matches: list[Match]) -> list[int | None]:
     """How many spectator pages each match has open (None: unknown), in one round trip."""
-    names = [presence.kind_set(match.public_id, SPECTATOR.key) for match in matches]
-    found = presence.counts(names)
-    return found if found is not None else [None] * len(matches)
+    return spectator_counts([match.public_id for match in matches])
 
 
 def watching(page: str) -> bool:
@@ -161,6 +160,16 @@ def on_match_changed(sender, match: Match, **kwargs) -> None:
         watch_batches.add(
             {"kind": "removed", "id": match.public_id, "html": removal("w", match.public_id)}
         )
+
+
+def on_spectators_counted(sender, public_id: str, count: int, **kwargs) -> None:
+    """A listed match's spectator pages were counted again (one opened or closed): its
+    card's "N watching", a small update (the card is not drawn again), while a watch page
+    is open. Each socket forwards it only if its page shows that card."""
+    if not watching(WATCH_PAGE):
+        return
+    html = render_to_string("lobby/_card.html#watchers", {"id": public_id, "count": count})
+    watch_batches.add({"kind": "watchers", "id": public_id, "html": html})
 
 
 def challenge_opened(match: Match) -> None:
@@ -205,10 +214,12 @@ def coalesce(events: list[dict]) -> list[dict]:
     """One batch's events, each id's last word kept: a row added then removed within the
     batch is only removed (a page whose snapshot showed it still hears of it), a card
     drawn twice is sent once, the newest."""
-    last: dict[str, dict] = {}
+    last: dict[tuple, dict] = {}
     for event in events:
-        last.pop(event["id"], None)  # the newest goes last, in order
-        last[event["id"]] = event
+        # A card's "N watching" is a word of its own: it never stands for the card.
+        key = (event["id"], event["kind"] == "watchers")
+        last.pop(key, None)  # the newest goes last, in order
+        last[key] = event
     return list(last.values())
 
 

@@ -4,6 +4,7 @@ from games import converters  # noqa: F401  (registers <game:...>)
 from ratings import views
 
 urlpatterns = [
+    path("leaderboards/", views.leaderboards, name="leaderboards"),
     path("players/<str:username>/", views.player_page, name="player"),
     path("games/<game:game>/leaderboard/", views.leaderboard, name="leaderboard"),
 ]

@@ -132,3 +132,24 @@ def leaderboard(request, game):
         "provisional_above": round(glicko.PROVISIONAL_ABOVE),
     }
     return render(request, "ratings/leaderboard.html", context)
+
+
+LEADERS_SHOWN = 3  # on the leaderboards page, per game
+
+
+@require_GET
+def leaderboards(request):
+    """The header's "Leaderboards": each game's best established ratings, and its list."""
+    established = Rating.objects.filter(
+        deviation__lte=glicko.PROVISIONAL_ABOVE, user__is_active=True
+    ).select_related("user")
+    boards = [
+        {
+            "game": game,
+            "leaders": list(
+                established.filter(game=game.slug).order_by("-rating", "user_id")[:LEADERS_SHOWN]
+            ),
+        }
+        for game in GAMES
+    ]
+    return render(request, "ratings/leaderboards.html", {"boards": boards})

@@ -59,6 +59,15 @@ async def connect(public_id, token=None, origin=b"http://testserver", cookie=Non
     return communicator, connected
 
 
+async def board_from(communicator, timeout=1):
+    """The next frame that is a board: a spectator's page opening sends every page its
+    "N watching" (a small frame of its own) in between."""
+    while True:
+        html = await communicator.receive_from(timeout=timeout)
+        if 'id="board"' in html or 'id="watching"' not in html:
+            return html
+
+
 def version_of(html):
     return int(re.search(r'id="board"[^>]*data-version="(\d+)"', html).group(1))
 
@@ -436,12 +445,12 @@ async def test_a_hints_toggle_reaches_the_players_boards_and_only_theirs():
     )
     assert 'id="hint-line"' in response.content.decode()
     # Every page of the player shows the hints now; a spectator's board did not change.
-    assert 'id="hint-line"' in await player.receive_from()
+    assert 'id="hint-line"' in await board_from(player)
     assert await watcher.receive_nothing(timeout=0.5)
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(match, t1), text="1", ply=0
     )
-    assert 'id="hint-line"' in await player.receive_from()
+    assert 'id="hint-line"' in await board_from(player)
     spectator_board = await watcher.receive_from()
     assert 'id="hint-line"' not in spectator_board and "10000000" in spectator_board
     for communicator in (player, watcher):
@@ -524,7 +533,7 @@ async def test_a_change_costs_the_same_queries_and_renders_for_1_10_or_100_socke
             match.public_id, by=actor(match, t1), text="0", ply=0
         )
         for communicator in sockets:
-            assert 'data-ply="1"' in await communicator.receive_from(timeout=10)
+            assert 'data-ply="1"' in await board_from(communicator, timeout=10)
         per_change[spectators] = dict(counted)
         for communicator in sockets:
             await communicator.disconnect()
@@ -583,3 +592,23 @@ async def test_an_idle_socket_on_the_redis_layer_stays_open():
     )
     assert "10000000" in await communicator.receive_from(timeout=5)
     await communicator.disconnect()
+
+
+async def test_a_spectators_page_is_counted_for_every_page_in_a_small_update():
+    """ "N watching": the first board of a page carries the count; a spectator's page
+    opening or closing sends the new count to every page, never a board."""
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    player, _ = await connect(match.public_id, t1)
+    first = await player.receive_from()
+    assert 'id="board"' in first and re.search(r'id="watching" hidden>.*0 watching', first)
+    watcher, _ = await connect(match.public_id)
+    snapshot = await watcher.receive_from()
+    assert 'id="board"' in snapshot and "1 watching" in snapshot
+    pushed = await player.receive_from(timeout=5)
+    assert 'id="board"' not in pushed and 'id="watching"' in pushed and "1 watching" in pushed
+    assert await watcher.receive_nothing(timeout=0.3)  # its own count came with its board
+    await watcher.disconnect()
+    pushed = await player.receive_from(timeout=5)  # at most a count a second
+    assert 'id="board"' not in pushed and "0 watching" in pushed
+    assert await player.receive_nothing(timeout=0.3)
+    await player.disconnect()

@@ -51,7 +51,7 @@ def test_a_draw_offered_and_accepted():
     assert Match.objects.get(pk=match.pk).draw_offer == 1
     ended = play.answer_draw(match.public_id, by=actor(match, t2), accept=True)
     assert ended.status == "finished" and ended.winner is None and ended.ending == "agreement"
-    assert ended.result_text == "Draw by agreement."
+    assert ended.result_text == "Player 2 (Bob) accepted the draw."
     page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
     assert "Draw by agreement" in page
 

@@ -52,7 +52,8 @@ def test_exported_moves_replay_to_the_stored_result(slug):
         "winner": match.winner,
         "winner_name": match.player_name(match.winner),
         "ending": pos.result.ending.value,
-        "reason": game.describe_outcome(pos),
+        # The book's sentence, with the players named as the site names them.
+        "reason": game.describe_outcome(pos, {n: match.player_name(n) for n in (1, 2)}),
         "plies": match.ply,
     }
 

@@ -111,3 +111,44 @@ def test_a_match_not_over_has_no_result_and_no_headline():
     match, _, _ = make_match("bit-flip")
     assert not match.has_result and match.headline() == ""
     assert match.result_for({1}) == Match.Result.NONE and match.score_of(1) is None
+
+
+# Each game played to its book's ending (tests/browser/helpers.py SCRIPTS), with names.
+ENDINGS = {
+    "last-bit-standing": (["0", "1", "1", "0", "1"], "Player 1 (Ada) made 101101"),
+    "bitwise-battle": (["1", "0", "1", "1", "0", "1"], "Player 2 (Bob) made 101101"),
+    "bit-flip": (["3", "5 6", "7", "1 2", "4", "8"], "Player 2 (Bob) flipped bit 8"),
+    "bit-flip-divisor": (["8", "7", "6"], "Player 1 (Ada) made 00000111"),
+    "last-digit-standing": (
+        ["3", "6", "2", "4", "8", "1", "5"],
+        "Player 2 (Bob) cannot remove a divisor or multiple of 5",
+    ),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(ENDINGS))
+def test_every_end_sentence_names_the_players_as_the_board_does(slug):
+    """The end sentence ("Player 2 cannot remove...") names the players as the board does."""
+    from games import play
+    from tests.factories import actor
+
+    moves, sentence = ENDINGS[slug]
+    match, t1, t2 = make_match(slug)
+    for ply, text in enumerate(moves):
+        token = t1 if ply % 2 == 0 else t2
+        play.submit_move(match.public_id, by=actor(match, token), text=text, ply=ply)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert match.result_text.startswith(sentence), match.result_text
+    assert "Player 1 " not in match.result_text.replace("Player 1 (Ada)", "")
+    assert "Player 2 " not in match.result_text.replace("Player 2 (Bob)", "")
+
+
+def test_a_name_that_reads_like_a_player_is_not_named_twice():
+    from games.rules import get_game
+
+    game = get_game("bit-flip")
+    pos = game.resign(game.start(), 1)
+    names = {1: "Player 1 (Player 2)", 2: "Player 2 (Bob)"}
+    assert game.describe_outcome(pos, names) == "Player 1 (Player 2) resigned."
+    assert game.describe_outcome(pos) == "Player 1 resigned."

@@ -8,6 +8,7 @@ from . import register
 from .base import Display, Fact, Presenter, bit_tiles
 
 END = "end"  # the cell a move touches: the number's last bit
+TILES = 20  # the board's tiles: a longer number shows "…" and its last bits
 
 
 class LastBitStandingDisplay(Display):
@@ -48,6 +49,22 @@ class LastBitStandingPresenter(Presenter):
     verb = "Append"
     verb_past = "appended"
     display_class = LastBitStandingDisplay
+
+    def board(self, pos, legal=(), hinted=(), touched=()):
+        """The number as tiles, like the other games' bits: all of them while it has at
+        most TILES bits, else a "…" tile and the last ones (the whole number is a fact)."""
+        drawn = super().board(pos, legal, hinted, touched)
+        bits = pos.head + pos.tail if pos.complete else pos.tail
+        shown = bits if pos.length <= TILES else bits[-(TILES - 1) :]
+        first = pos.length - len(shown) + 1
+        tiles = [{"gap": True}] if len(shown) < pos.length else []
+        tiles += [
+            {"position": f"{first + i:,}", "bit": bit, "last": False} for i, bit in enumerate(shown)
+        ]
+        if END in drawn["touched"]:
+            tiles[-1]["last"] = True
+        drawn["tiles"] = tiles
+        return drawn
 
     def facts(self, pos: LastBitPosition) -> list[Fact]:
         return [

@@ -25,6 +25,9 @@ from typing import Any, ClassVar
 
 # Longest move text that is even looked at; anything longer is malformed.
 MAX_MOVE_TEXT = 32
+# How the books' sentences name a player ("Player 2 cannot remove ...").
+PLAYER_WORD = re.compile(r"\bPlayer ([12])\b")
+
 # The analysis memos, one per game and set of options, hold at most about this many
 # positions together (about 25 MB): the least recently used are dropped first. One
 # analysis may exceed it while it runs; its memo is dropped before the next analysis if it
@@ -330,14 +333,22 @@ class Game:
             raise GameOver(f"The game is over: {self.describe_outcome(pos)}")
         return dataclasses.replace(pos, result=Outcome(other(player), Ending.RESIGNED))
 
-    def describe_outcome(self, pos: Position) -> str:
-        """How the game of ``pos`` ended, in its book's words ("" while it goes on)."""
+    def describe_outcome(self, pos: Position, names: dict[int, str] | None = None) -> str:
+        """How the game of ``pos`` ended, in its book's words ("" while it goes on).
+
+        The books call the players "Player 1" and "Player 2"; ``names`` (player number ->
+        what a page calls that player, "Player 1 (Ada)") puts the site's names in their
+        place, in one pass (a name that itself reads "Player 2" is left as it is)."""
         result = pos.result
         if result is None:
             return ""
         if result.ending is Ending.RESIGNED:
-            return f"Player {result.loser} resigned."
-        return self.describe_ending(pos, result)
+            text = f"Player {result.loser} resigned."
+        else:
+            text = self.describe_ending(pos, result)
+        if not names:
+            return text
+        return PLAYER_WORD.sub(lambda m: names.get(int(m.group(1)), m.group(0)), text)
 
     def describe_ending(self, pos: Position, result: Outcome) -> str:
         """The sentence for one of this game's own endings."""

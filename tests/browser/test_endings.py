@@ -38,7 +38,7 @@ def test_a_draw_offered_and_accepted_between_two_browsers(live_server_url, new_p
     bob.get_by_role("button", name="Accept the draw").click()
     for page in (ada, bob, eve):
         expect(status(page)).to_have_text("Draw by agreement")
-        expect(page.locator("#result")).to_have_text("Draw by agreement.")
+        expect(page.locator("#result")).to_have_text("Player 2 (Bob) accepted the draw.")
     assert Match.objects.get().ending == "agreement"
     for page in (ada, bob, eve):
         assert page.console_errors == []

@@ -1,0 +1,372 @@
+"""The match page's layout, second pass (issue 22), in Chromium at 1100 and 360 px, light
+and dark: a 40-character unbroken name never makes a page scroll sideways, long names are
+cut short with the whole name on hover and focus, the header leads to the site's parts,
+"N watching" changes live on the match and watch pages, every board is one row at 360 px
+(Last Bit Standing's too, as tiles), a finished match has one result headline, a draw
+looks apart from a win and a loss, and the end sentence names the players."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games import play
+from games.models import Match
+from tests.browser.helpers import (
+    SCRIPTS,
+    create_match,
+    join,
+    mark_page,
+    move_button,
+    sign_up,
+    status,
+    wait_for_ply,
+    wait_for_socket,
+    was_not_reloaded,
+)
+from tests.browser.test_lobby import list_a_challenge
+from tests.factories import actor, make_match
+
+pytestmark = pytest.mark.browser
+
+LONG = "W" * 40  # one unbroken 40-character name: the widest there is
+NARROW = {"width": 360, "height": 780}
+WIDE = {"width": 1100, "height": 900}
+SIDEWAYS = "document.documentElement.scrollWidth > window.innerWidth"
+CUT_SHORT = "el => el.scrollWidth > el.clientWidth"
+WHOLE = "el => el.scrollWidth <= el.clientWidth"
+
+
+def shots(page: Page, path) -> None:
+    """A full-page screenshot in the light theme and one in the dark."""
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)
+        page.screenshot(path=str(path).replace(".png", f"-{theme}.png"), full_page=True)
+    page.emulate_media(color_scheme="light")
+
+
+# ---- bug 3: nothing scrolls sideways; names cut short, whole on hover and focus --------
+
+
+def test_a_40_character_name_never_scrolls_the_draw_offer_or_the_watch_page_sideways(
+    live_server_url, new_page, artifacts
+):
+    """Bug 3: "... offers a draw." on the opponent's and the spectator's page was 415 px
+    wide at 360 px, the watch page 373 px."""
+    ada, bob, eve = (new_page(viewport=NARROW) for _ in range(3))
+    url = list_a_challenge(ada, live_server_url, "last-digit-standing", name=LONG)
+    join(bob, url, "V" * 40)
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        wait_for_socket(page)
+    ada.get_by_role("button", name="Offer a draw").click()
+    for page in (bob, eve):
+        offer = page.locator("#draw-offer")
+        expect(offer).to_contain_text("offers a draw.")
+        assert not page.evaluate(SIDEWAYS)
+        name = offer.locator(".name")
+        expect(name).to_have_attribute("title", LONG)
+        assert name.evaluate(CUT_SHORT)
+        assert not page.evaluate(SIDEWAYS)
+    shots(eve, artifacts / "layout-draw-offer-360.png")
+    watcher = new_page(viewport=NARROW)
+    watcher.goto(live_server_url + "/watch/")
+    card = watcher.locator("#watch-list li")
+    expect(card).to_have_count(1)
+    expect(card.locator(".watch-players .name")).to_have_count(2)
+    expect(card.locator(".watch-players .name").first).to_have_attribute("title", LONG)
+    assert not watcher.evaluate(SIDEWAYS)
+    shots(watcher, artifacts / "layout-watch-360.png")
+    for page in (ada, bob, eve, watcher):
+        assert page.console_errors == []
+
+
+@pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360", "1100"])
+def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(
+    viewport, live_server_url, new_page
+):
+    page = new_page(viewport=viewport)
+    create_match(
+        page, live_server_url, "bit-flip", opponent="hotseat", name=LONG, opponent_name="Bob"
+    )
+    name = page.locator("[data-player='1'] .name")
+    expect(name).to_have_attribute("title", LONG)
+    assert name.evaluate(CUT_SHORT)
+    expect(page.locator("[data-player='2']")).to_contain_text("Player 2 (Bob)")
+    expect(page.locator("[data-player='2'] .name")).to_have_count(0)  # short: plain text
+    name.focus()  # a long name takes the focus, for the keyboard
+    assert name.evaluate(WHOLE)
+    name.evaluate("el => el.blur()")
+    assert name.evaluate(CUT_SHORT)
+    name.hover()
+    assert name.evaluate(WHOLE)
+    assert not page.evaluate(SIDEWAYS)
+
+
+# ---- the header ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+@pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360", "1100"])
+def test_the_header_leads_to_play_watch_learn_and_leaderboards(
+    viewport, javascript, live_server_url, new_page
+):
+    page = new_page(viewport=viewport, java_script_enabled=javascript)
+    page.goto(live_server_url + "/")
+    nav = page.get_by_role("navigation", name="Site")
+    expect(nav.get_by_role("link")).to_have_text(["Play", "Watch", "Learn", "Leaderboards"])
+    for name, path, shown in [
+        ("Watch", "/watch/", "#watch-list"),
+        ("Learn", "/learn/", "#learn-games"),
+        ("Leaderboards", "/leaderboards/", "#leaderboards"),
+        ("Play", "/", "#challenge-list"),
+    ]:
+        nav.get_by_role("link", name=name, exact=True).click()
+        page.wait_for_url(live_server_url + path)
+        expect(page.locator(shown)).to_be_attached()
+        expect(nav.get_by_role("link", name=name, exact=True)).to_have_attribute(
+            "aria-current", "page"
+        )
+        expect(nav.locator("[aria-current]")).to_have_count(1)
+        assert not page.evaluate(SIDEWAYS), path
+    expect(page.locator("#learn-games")).to_have_count(0)
+
+
+def test_the_header_adds_my_games_when_signed_in(live_server_url, new_page, artifacts):
+    page = new_page(viewport=NARROW)
+    sign_up(page, live_server_url, "ada" + "w" * 27)  # the longest user name
+    nav = page.get_by_role("navigation", name="Site")
+    expect(nav.get_by_role("link")).to_have_text(
+        ["Play", "Watch", "Learn", "Leaderboards", "My games"]
+    )
+    expect(nav.get_by_role("link", name="My games")).to_have_attribute("aria-current", "page")
+    assert not page.evaluate(SIDEWAYS)
+    shots(page, artifacts / "layout-header-signed-in-360.png")
+
+
+# ---- "N watching", live ----------------------------------------------------------------
+
+
+def watching(page: Page, count: int):
+    expect(page.locator("#watching")).to_be_visible()
+    expect(page.locator("#watching")).to_have_text(re.compile(rf"(^|\D){count} watching$"))
+
+
+def test_the_spectators_are_counted_live_on_the_match_and_watch_pages(
+    live_server_url, new_page, artifacts
+):
+    ada, bob = new_page(), new_page(viewport=NARROW)
+    url = list_a_challenge(ada, live_server_url, "bit-flip", name="Ada")
+    join(bob, url, "Bob")
+    wait_for_socket(ada)
+    wait_for_socket(bob)
+    mark_page(ada)
+    expect(ada.locator("#watching")).to_be_hidden()  # nobody watches yet
+    lists = new_page(viewport=NARROW)
+    lists.goto(live_server_url + "/watch/")
+    wait_for_socket(lists)
+    mark_page(lists)
+    card = lists.locator("#watch-list li .watchers")
+    expect(card).to_have_text(re.compile(r"(^|\D)0 watching$"))
+
+    eve = new_page()
+    eve.goto(url)
+    wait_for_socket(eve)
+    for page in (ada, bob, eve):
+        watching(page, 1)
+    expect(card).to_have_text(re.compile(r"(^|\D)1 watching$"))
+    zoe = new_page()
+    zoe.goto(url)
+    wait_for_socket(zoe)
+    for page in (ada, bob, eve, zoe):
+        watching(page, 2)
+    expect(card).to_have_text(re.compile(r"(^|\D)2 watching$"))
+    shots(bob, artifacts / "layout-watching-360.png")
+    zoe.close()
+    for page in (ada, bob, eve):
+        watching(page, 1)
+    expect(card).to_have_text(re.compile(r"(^|\D)1 watching$"))
+    # A move still comes as before, and the count stays.
+    move_button(ada, "bit-flip", "3").click()
+    wait_for_ply(eve, 1)
+    watching(eve, 1)
+    assert was_not_reloaded(ada) and was_not_reloaded(lists)
+    for page in (ada, bob, eve, lists):
+        assert page.console_errors == []
+
+
+# ---- boards: one row at 360 px, Last Bit Standing as tiles --------------------------------
+
+
+def _played_by_the_book(slug: str, options: dict | None, moves: list[str]) -> Match:
+    match, t1, t2 = make_match(slug, options=options, name=LONG, opponent="Bob")
+    for ply, text in enumerate(moves):
+        token = t1 if ply % 2 == 0 else t2
+        play.submit_move(match.public_id, by=actor(match, token), text=text, ply=ply)
+    return Match.objects.get(pk=match.pk)
+
+
+def _safe_bits(count: int) -> list[str]:
+    from games.rules import get_game
+
+    game = get_game("last-bit-standing")
+    pos, moves = game.start(), []
+    for _ in range(count):
+        move = game.safe_moves(pos)[0]
+        moves.append(move)
+        pos = game.play(pos, move)
+    return moves
+
+
+def one_row(page: Page, tiles, count: int) -> None:
+    expect(tiles).to_have_count(count)
+    # One row: every tile's top within half a tile of the others' (a move button is raised
+    # by 2 px, the last move pops).
+    boxes = tiles.evaluate_all(
+        "els => els.map(e => [e.getBoundingClientRect().top, e.getBoundingClientRect().height])"
+    )
+    tops = [top for top, _ in boxes]
+    assert max(tops) - min(tops) < min(height for _, height in boxes) / 2, boxes
+    assert not page.evaluate(SIDEWAYS)
+
+
+# As a player (the move buttons are tiles): each game's widest row by default, Bit Flip 10.
+AS_PLAYER = [
+    ("bit-flip", {"width": 10}, "#binary > .bit", 10),
+    ("bit-flip-divisor", None, "#binary > .bit", 8),
+    ("last-digit-standing", None, ".digits > .digit", 9),
+]
+
+
+@pytest.mark.parametrize(("slug", "options", "tiles", "count"), AS_PLAYER)
+def test_a_players_board_is_one_row_at_360_px(
+    slug, options, tiles, count, live_server_url, new_page, artifacts
+):
+    page = new_page(viewport=NARROW)
+    create_match(
+        page,
+        live_server_url,
+        slug,
+        opponent="hotseat",
+        options=options,
+        name=LONG,
+        opponent_name="Bob",
+    )
+    wait_for_socket(page)
+    one_row(page, page.locator(f"#board {tiles}"), count)
+    moves, _ = SCRIPTS[slug]
+    move_button(page, slug, moves[0]).click()
+    wait_for_ply(page, 1)
+    one_row(page, page.locator(f"#board {tiles}"), count)
+    shots(page, artifacts / f"layout-{slug}-360.png")
+    page.set_viewport_size(WIDE)
+    one_row(page, page.locator(f"#board {tiles}"), count)
+    assert page.console_errors == []
+
+
+# As a spectator, after many moves: the sequences' default length, Last Bit Standing's tiles.
+AS_SPECTATOR = [
+    ("bitwise-battle", {"condition": "ones", "target": 20, "max_length": 20}, ["0"] * 19, 19),
+    ("last-bit-standing", None, _safe_bits(4), 5),  # 1 and four bits
+    ("last-bit-standing", None, _safe_bits(40), 20),  # "…" and the last 19 of 41
+]
+
+
+@pytest.mark.parametrize(("slug", "options", "moves", "count"), AS_SPECTATOR)
+def test_a_sequence_is_one_row_of_tiles_at_360_px(
+    slug, options, moves, count, live_server_url, new_page, artifacts
+):
+    match = _played_by_the_book(slug, options, moves)
+    page = new_page(viewport=NARROW)
+    page.goto(live_server_url + match.get_absolute_url())
+    wait_for_socket(page)
+    tiles = page.locator("#board #binary > .bit")
+    one_row(page, tiles, count)
+    expect(tiles.last).to_have_class(re.compile(r"\blast\b"))  # the last move, marked
+    binary = match.current.binary if slug == "last-bit-standing" else match.current.bits
+    label = page.locator("#binary").get_attribute("aria-label")
+    assert label.endswith(binary), label
+    if len(moves) > count:
+        expect(tiles.first).to_have_text("…")
+        expect(page.locator(".facts")).to_contain_text(binary)  # the whole number, in words
+    shots(page, artifacts / f"layout-{slug}-{len(moves)}-360.png")
+    page.set_viewport_size(WIDE)
+    one_row(page, tiles, count)
+    assert page.console_errors == []
+
+
+# ---- the result: one headline, a draw apart, names in the sentence ----------------------
+
+
+def result_box(page: Page):
+    return page.locator("#outcome")
+
+
+def test_one_result_headline_and_a_draw_looks_apart_from_a_win_and_a_loss(
+    live_server_url, new_page, artifacts
+):
+    slug = "last-digit-standing"
+    moves, winner = SCRIPTS[slug]
+    assert winner == 1
+    ada, bob, eve = new_page(viewport=NARROW), new_page(), new_page()
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, "Bob")
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        wait_for_socket(page)
+    for ply, move in enumerate(moves, start=1):
+        mover = ada if ply % 2 else bob
+        move_button(mover, slug, move).click()
+        for page in (ada, bob, eve):
+            wait_for_ply(page, ply)
+    sentence = "Player 2 (Bob) cannot remove a divisor or multiple of 5"
+    expected = {
+        ada: ("result-won", "You win!"),
+        bob: ("result-lost", "You lose: Player 1 (Ada) wins."),
+        eve: ("result-decided", "Player 1 (Ada) wins!"),
+    }
+    looks = {}  # (theme, kind) -> the box's colours
+    for page, (kind, headline) in expected.items():
+        expect(result_box(page)).to_have_class(re.compile(rf"\b{kind}\b"))
+        expect(result_box(page).locator(".result-headline")).to_have_text(headline)
+        expect(page.locator("#result")).to_contain_text(sentence)
+        # The status line says it to screen readers only: the headline is shown once.
+        expect(status(page)).to_have_text(headline)
+        assert status(page).evaluate("el => el.getBoundingClientRect().height") <= 1
+        assert not page.evaluate(SIDEWAYS)
+        for theme in ("light", "dark"):
+            looks[theme, kind] = colours(page, theme)
+    shots(ada, artifacts / "layout-won-360.png")
+    shots(bob, artifacts / "layout-lost-1100.png")
+
+    # A draw, by agreement, in a new match between the same two.
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, "Bob")
+    wait_for_socket(ada)
+    wait_for_socket(bob)
+    bob.get_by_role("button", name="Offer a draw").click()
+    ada.get_by_role("button", name="Accept the draw").click()
+    for page in (ada, bob):
+        expect(result_box(page)).to_have_class(re.compile(r"\bresult-drawn\b"))
+        expect(result_box(page).locator(".result-headline")).to_have_text("Draw by agreement")
+        expect(page.locator("#result")).to_have_text("Player 1 (Ada) accepted the draw.")
+        assert not page.evaluate(SIDEWAYS)
+    for theme in ("light", "dark"):
+        drawn = colours(ada, theme)
+        assert drawn != looks[theme, "result-won"] and drawn != looks[theme, "result-lost"]
+        assert looks[theme, "result-won"] != looks[theme, "result-lost"]
+    shots(ada, artifacts / "layout-drawn-360.png")
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
+
+
+def colours(page: Page, theme: str) -> tuple[str, str]:
+    """The result box's background and border colours in ``theme``."""
+    page.emulate_media(color_scheme=theme)
+    found = result_box(page).evaluate(
+        "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderLeftColor]"
+    )
+    page.emulate_media(color_scheme="light")
+    return tuple(found)
