@@ -149,31 +149,54 @@
 
   // Clocks: the server sends each clock's time left with every board; between boards the
   // page counts the running one down. At zero it asks for the board again: the server
-  // decides by its own clock (games/clock.py).
+  // decides by its own clock (games/clock.py, whose words these are: tenths under 10 s; a
+  // correspondence clock [data-long] in days and hours). A clock of the viewer's own
+  // [data-mine] that runs under its [data-low] mark plays the low-time sound, once a game.
   var shownAt = 0;
   var asked = false;
+  var warned = {};
   function clockText(ms) {
-    var s = ms / 1000;
-    if (s < 10) return "0:" + (s < 10 ? "0" : "") + s.toFixed(1);
+    var s = Math.floor(ms / 100) / 10;
+    if (s < 10) return "0:0" + s.toFixed(1);
     var total = Math.floor(s), h = Math.floor(total / 3600), m = Math.floor(total / 60) % 60, r = total % 60;
     var two = function (n) { return (n < 10 ? "0" : "") + n; };
     return h ? h + ":" + two(m) + ":" + two(r) : m + ":" + two(r);
   }
-  function clocksShown() { shownAt = Date.now(); asked = false; }
-  document.addEventListener("DOMContentLoaded", clocksShown);
-  document.addEventListener("htmx:afterSettle", clocksShown);
-  document.addEventListener("htmx:wsAfterMessage", clocksShown);
-  setInterval(function () {
+  function longText(ms) {
+    var d = Math.floor(ms / 864e5), h = Math.floor(ms / 36e5) % 24, m = Math.floor(ms / 6e4) % 60;
+    if (d) return d + (d === 1 ? " day" : " days") + (h ? " " + h + " h" : "");
+    if (h) return h + " h" + (m ? " " + m + " min" : "");
+    return m ? m + " min" : Math.floor(ms / 1000) % 60 + " s";
+  }
+  // A correspondence game's due moment, sent as an ISO time, in the viewer's own time.
+  function localTimes() {
+    document.querySelectorAll("time[data-local]").forEach(function (el) {
+      var when = new Date(el.getAttribute("datetime"));
+      if (!isNaN(when)) el.textContent = when.toLocaleString([], { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    });
+  }
+  function clocksShown() { shownAt = Date.now(); asked = false; localTimes(); tick(); }
+  function tick() {
     document.querySelectorAll(".clock[data-running]").forEach(function (el) {
       var left = Math.max(0, parseInt(el.getAttribute("data-ms"), 10) - (Date.now() - shownAt));
-      el.textContent = clockText(left);
-      el.classList.toggle("low", left < 20000);
+      var low = parseInt(el.getAttribute("data-low") || "0", 10), who = el.closest("[data-player]");
+      el.textContent = el.hasAttribute("data-long") ? longText(left) : clockText(left);
+      el.classList.toggle("low", left < low);
+      who = who ? who.getAttribute("data-player") : "";
+      if (left < low && left > 0 && el.hasAttribute("data-mine") && !warned[who]) {
+        warned[who] = true;
+        document.dispatchEvent(new CustomEvent("bitsite:lowtime"));
+      }
       if (left === 0 && !asked && socket) {
         asked = true;
         socket.send(JSON.stringify({ type: "sync" }));
       }
     });
-  }, 100);
+  }
+  document.addEventListener("DOMContentLoaded", clocksShown);
+  document.addEventListener("htmx:afterSettle", clocksShown);
+  document.addEventListener("htmx:wsAfterMessage", clocksShown);
+  setInterval(tick, 100);
 
   // A page coming back from sleep asks for the current board.
   document.addEventListener("visibilitychange", function () {
@@ -225,7 +248,9 @@
     return Array.prototype.slice.call((root || board() || document).querySelectorAll("button[name=move]:not([disabled])"));
   }
 
-  // Sound: a 90 ms blip made by the Web Audio API, muted by #mute or "m" (remembered).
+  // Sound: a 90 ms blip made by the Web Audio API for a move, a longer low beep when the
+  // viewer's clock runs low (counted in <html data-sounds> and data-low-time-sounds); muted
+  // by #mute or "m" (remembered).
   var audio = null;
   function muted() { return store.get("bitsite-muted") === "1"; }
   function showMute() {
@@ -233,7 +258,7 @@
     if (button) button.setAttribute("aria-pressed", muted() ? "true" : "false");
   }
   function toggleMute() { store.set("bitsite-muted", muted() ? "0" : "1"); showMute(); }
-  function blip() {
+  function blip(from, to, length, counter) {
     if (muted()) return;
     var Context = window.AudioContext || window.webkitAudioContext;
     if (!Context) return;
@@ -242,17 +267,19 @@
       if (audio.state === "suspended") audio.resume();
       var t = audio.currentTime, osc = audio.createOscillator(), gain = audio.createGain();
       osc.type = "triangle";
-      osc.frequency.setValueAtTime(660, t);
-      osc.frequency.exponentialRampToValueAtTime(440, t + 0.09);
+      osc.frequency.setValueAtTime(from, t);
+      osc.frequency.exponentialRampToValueAtTime(to, t + length);
       gain.gain.setValueAtTime(0.0001, t);
       gain.gain.exponentialRampToValueAtTime(0.2, t + 0.01);
-      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.09);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + length);
       osc.connect(gain).connect(audio.destination);
       osc.start(t);
-      osc.stop(t + 0.1);
-      document.documentElement.setAttribute("data-sounds", String(1 + parseInt(document.documentElement.getAttribute("data-sounds") || "0", 10)));
+      osc.stop(t + length + 0.01);
+      var html = document.documentElement;
+      html.setAttribute(counter, String(1 + parseInt(html.getAttribute(counter) || "0", 10)));
     } catch (e) { /* no sound is fine */ }
   }
+  document.addEventListener("bitsite:lowtime", function () { blip(330, 300, 0.35, "data-low-time-sounds"); });
 
   // Focus: what had it inside the board before a swap gets it back after (or its nearest).
   // A page nobody has touched keeps its focus where it is.
@@ -341,7 +368,7 @@
     if (!first && newPly > ply) {
       b.classList.add("moved");
       movedAt = Date.now();
-      blip();
+      blip(660, 440, 0.09, "data-sounds");
       announce(b);
     } else if (newPly === ply && Date.now() - movedAt < 1000) {
       b.classList.add("moved");

@@ -323,7 +323,7 @@ def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
     ada, bob = new_page(), new_page()
     url = create_match(ada, live_server_url, "bit-flip", name="Ada")
     open_as_joiner(bob, url)
-    redraw_while_pressing(bob, bob.locator("#board .players"))
+    redraw_while_pressing(bob, bob.locator("#board .player.above"))
     assert bob.evaluate("window.__boardsShown") == 0  # held while pressed
     bob.mouse.up()
     bob.wait_for_function("() => window.__boardsShown >= 1")  # asked for again, and shown
