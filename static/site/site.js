@@ -250,12 +250,12 @@
 
   // Sound: a 90 ms blip made by the Web Audio API for a move, a longer low beep when the
   // viewer's clock runs low (counted in <html data-sounds> and data-low-time-sounds); muted
-  // by #mute or "m" (remembered).
+  // by #mute or "m" (remembered), whose label says what pressing it does.
   var audio = null;
   function muted() { return store.get("bitsite-muted") === "1"; }
   function showMute() {
     var button = document.getElementById("mute");
-    if (button) button.setAttribute("aria-pressed", muted() ? "true" : "false");
+    if (button) button.textContent = muted() ? "Unmute (m)" : "Mute (m)";
   }
   function toggleMute() { store.set("bitsite-muted", muted() ? "0" : "1"); showMute(); }
   function blip(from, to, length, counter) {

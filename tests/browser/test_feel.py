@@ -140,7 +140,7 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     create_match(page, live_server_url, slug, opponent="hotseat")
     wait_for_socket(page)
     mute = page.locator("#mute")
-    expect(mute).to_have_attribute("aria-pressed", "false")
+    expect(mute).to_have_text("Mute (m)")
     play(page, slug, "3")
     expect(page.locator("#board .last").first).to_be_visible()
     expect(page.locator("#board")).to_have_class(re.compile(r"\bmoved\b"))
@@ -150,26 +150,29 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     expect(page.locator("#last-move")).to_have_text(f"Last move: {last_move}.")
     # "m" mutes; the choice survives a reload; a muted move makes no sound.
     page.keyboard.press("m")
-    expect(mute).to_have_attribute("aria-pressed", "true")
+    expect(mute).to_have_text("Unmute (m)")
     page.reload()
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#mute")).to_have_text("Unmute (m)")
     wait_for_socket(page)
     play(page, slug, "5")
     assert page.locator("html").get_attribute("data-sounds") is None
     page.locator("#mute").click()
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#mute")).to_have_text("Mute (m)")
     assert page.console_errors == []
 
 
-def test_mute_is_remembered(live_server_url, new_page):
+def test_mute_says_what_pressing_it_does_and_is_remembered(live_server_url, new_page):
+    """Issue 22: muted, the button still read "Mute (m)"; its label now says what pressing
+    it does (a label that changes carries no aria-pressed)."""
     page = new_page()
     create_match(page, live_server_url, "last-digit-standing", opponent="hotseat")
-    mute = page.get_by_role("button", name="Mute (m)")
-    expect(mute).to_have_attribute("aria-pressed", "false")
-    mute.click()
-    expect(mute).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Mute (m)", exact=True).click()
+    unmute = page.get_by_role("button", name="Unmute (m)", exact=True)
+    expect(unmute).to_be_visible()
+    assert unmute.get_attribute("aria-pressed") is None
     page.reload()
-    expect(page.get_by_role("button", name="Mute (m)")).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Unmute (m)", exact=True).click()
+    expect(page.get_by_role("button", name="Mute (m)", exact=True)).to_be_visible()
 
 
 def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
