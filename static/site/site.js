@@ -405,7 +405,8 @@
     else if (e.target.closest("#mute")) toggleMute();
   });
 
-  // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key.
+  // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key;
+  // "p" starts a pair's key ("p" then "3": Bit Flip's bits 3 and 4), and shows the pairs.
   var typed = "", timer = null;
   function pressKey(button) {
     typed = "";
@@ -424,6 +425,7 @@
     if (!found.exact && !found.longer) { typed = ""; return false; }
     if (found.exact && !found.longer) { pressKey(found.exact); return true; }
     typed = next;
+    if (d === "p") buttons.filter(function (x) { return x.getAttribute("data-key").charAt(0) === "p"; })[0].focus();
     timer = setTimeout(function () { pressKey(found.exact); }, 700);
     return true;
   }
@@ -447,7 +449,7 @@
     var done = false;
     if (e.key === "?") { openKeys(); done = !!document.getElementById("keys-dialog"); }
     else if (e.key === "m" && document.getElementById("mute")) { toggleMute(); done = true; }
-    else if (/^[0-9]$/.test(e.key)) done = digit(e.key);
+    else if (/^[0-9p]$/.test(e.key)) done = digit(e.key);
     else if (e.key in arrows) done = rove(e.key);
     if (done) e.preventDefault();
   });

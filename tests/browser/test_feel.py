@@ -83,6 +83,31 @@ def test_move_keys(live_server_url, new_page, slug, keys, move):
         assert moves_made() == ["7", "1"]
 
 
+def test_bit_flip_number_keys_and_a_key_for_pairs(live_server_url, new_page):
+    """Issue 22: Bit Flip took no number keys, and its pairs were reached only by tabbing
+    through every bit. Now 1-9, 0 for 10, two digits from 11; "p" and a bit's key flip the
+    pair that starts there. The keys list says so."""
+    page = new_page()
+    create_match(page, live_server_url, "bit-flip", opponent="hotseat", options={"width": 12})
+    wait_for_socket(page)
+    page.keyboard.press("0")
+    wait_for_ply(page, 1)
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    wait_for_ply(page, 2)
+    page.keyboard.press("p")  # the focus goes to the pairs
+    expect(page.locator("#board .moves-choice button").first).to_be_focused()
+    page.keyboard.press("3")
+    wait_for_ply(page, 3)
+    page.keyboard.press("7")
+    wait_for_ply(page, 4)
+    assert moves_made() == ["10", "12", "3 4", "7"]
+    assert focus_in_board(page)
+    page.keyboard.press("?")
+    expect(page.locator("#keys-game")).to_contain_text("p, then a bit's key")
+    assert page.console_errors == []
+
+
 @pytest.mark.parametrize("slug", ["bit-flip", "bit-flip-divisor"])
 def test_arrows_and_enter_pick_a_bit(live_server_url, new_page, slug):
     page = new_page()
@@ -122,6 +147,7 @@ def test_the_keys_list(live_server_url, new_page):
     page.keyboard.press("?")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("Escape")
+    expect(dialog).to_contain_text("Tab, Shift+Tab")
     if page.locator("#board [data-keys-help]").count():  # the game's own keys (helper "present")
         expect(page.locator("#keys-game dt").first).to_be_visible()
     page.keyboard.press("Escape")
