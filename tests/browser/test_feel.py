@@ -324,7 +324,7 @@ def open_as_joiner(bob, url):
 def redraw_while_pressing(bob, locator):
     """Press ``locator`` and hold it while the socket's redraw of the same board arrives
     and the page has handled it."""
-    box = locator.bounding_box()
+    box = locator.bounding_box() or locator.bounding_box()  # replaced as it was read
     bob.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     bob.mouse.down()
     bob.evaluate(ASK_FOR_THE_BOARD)
