@@ -286,6 +286,7 @@ def board_context(
                 "label": match.player_name(player),
                 "to_move": playing and player == to_move,
                 "is_viewer": seat in viewer.seats and len(viewer.seats) == 1,
+                "mine": seat in viewer.seats,
                 "computer": seat == computer_seat,
                 "joined": joined,
                 "presence": marked,
@@ -293,6 +294,10 @@ def board_context(
                 "online": seat in shared.online,
             }
         )
+    # As lichess draws them: a player's own seat below the board, the opponent's above; a
+    # spectator (or one device holding both seats) has Player 1 below.
+    above, below = players[::-1] if not players[1]["is_viewer"] else players
+    due = clock.deadline(match) if playing else None
     moves = shared.moves
     presenter = presenter_for(game)
     if analysis is None or not hinted:
@@ -307,6 +312,9 @@ def board_context(
         "may": may,
         "hints": hints,
         "players": players,
+        "above": above,
+        "below": below,
+        "low_ms": clock.LOW_TIME_MS,
         "status_text": status_text(match, viewer, to_move),
         "result_kind": result_kind(match, viewer),
         "my_turn": may.move,
@@ -322,7 +330,8 @@ def board_context(
         # Pushes go to every page of the match: the link is made absolute by the page.
         "share_url": share_url or shared.urls["match"],
         "clock_text": clock.describe(match),
-        "deadline": clock.deadline(match) if playing else None,
+        "deadline": due,
+        "due_iso": due.isoformat(timespec="seconds") if due else "",  # site.js: local time
         "draw_offer": draw_offer_context(match, viewer),
         "board_template": presenter.template,
         **presenter.board(pos, legal, hinted, shared.touched),

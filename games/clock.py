@@ -55,7 +55,10 @@ def stored_ms(match, seat: int) -> int:
 
 
 def time_left_ms(match, seat: int, to_move_seat: int, now: datetime) -> int:
-    """A real-time seat's time left now (its stored time, less the running turn's)."""
+    """A real-time seat's time left now (its stored time, less the running turn's): the
+    base time while the clocks have not started (a match waiting for its second player)."""
+    if match.turn_started_at is None:
+        return match.clock_base * 1000
     left = stored_ms(match, seat)
     if seat == to_move_seat and running(match):
         left -= _ms(now - match.turn_started_at)
@@ -112,36 +115,63 @@ def abortable(match, now: datetime) -> bool:
     )
 
 
+DAY_MS = 86_400_000
+HOUR_MS = 3_600_000
+
+
+def long_text(ms: int) -> str:
+    """A correspondence clock's time left in words: "2 days 4 h", "5 h 12 min", "3 min",
+    "40 s" (rounded down; site.js counts down with the same words)."""
+    days, rest = divmod(max(0, ms), DAY_MS)
+    hours, rest = divmod(rest, HOUR_MS)
+    minutes, rest = divmod(rest, 60_000)
+    if days:
+        return f"{days} day{'s' if days != 1 else ''}" + (f" {hours} h" if hours else "")
+    if hours:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    return f"{minutes} min" if minutes else f"{rest // 1000} s"
+
+
 @dataclass(frozen=True)
 class Face:
     """One seat's clock as a board shows it."""
 
     seat: int
-    ms: int | None  # real time: time left (never below zero)
+    ms: int | None  # time left (never below zero)
     runs: bool  # counting down now
-    low: bool  # under LOW_TIME_MS
+    low: bool  # under LOW_TIME_MS (real time only)
+    long: bool = False  # correspondence: days and hours
 
     @property
     def text(self) -> str:
         if self.ms is None:
             return ""
+        if self.long:
+            return long_text(self.ms)
         seconds = self.ms / 1000
-        if seconds < 10:
-            return f"0:{seconds:04.1f}"
+        if seconds < 10:  # tenths, rounded down as the page counts
+            return f"0:0{int(seconds)}.{self.ms // 100 % 10}"
         minutes, rest = divmod(int(seconds), 60)
         hours, minutes = divmod(minutes, 60)
         return f"{hours}:{minutes:02d}:{rest:02d}" if hours else f"{minutes}:{rest:02d}"
 
 
 def faces(match, to_move_seat: int, now: datetime) -> list[Face]:
-    """Both seats' real-time clocks as they stand at ``now``."""
-    if match.clock != "realtime":
-        return []
+    """Both seats' clocks as they stand at ``now``: real time's (the base time before the
+    match starts), or a correspondence game's time left to move until it ends (the side
+    not to move has its whole days)."""
     out = []
-    for seat in (1, 2):
-        ms = max(0, time_left_ms(match, seat, to_move_seat, now))
-        runs = seat == to_move_seat and running(match)
-        out.append(Face(seat, ms, runs, ms < LOW_TIME_MS))
+    if match.clock == "realtime":
+        for seat in (1, 2):
+            ms = max(0, time_left_ms(match, seat, to_move_seat, now))
+            runs = seat == to_move_seat and running(match)
+            out.append(Face(seat, ms, runs, ms < LOW_TIME_MS))
+    elif match.clock == "correspondence" and match.status != "finished":
+        due = deadline(match)
+        for seat in (1, 2):
+            runs = seat == to_move_seat and running(match)
+            ms = max(0, _ms(due - now)) if runs else match.clock_days * DAY_MS
+            out.append(Face(seat, ms, runs, False, long=True))
     return out
 
 

@@ -84,3 +84,32 @@ def test_the_clock_faces_as_a_board_shows_them():
     assert [f.text for f in faces] == ["1:05", "0:08.4"]
     assert clock.describe(match) == "3+2"
     assert clock.describe(a_match(clock="correspondence", clock_days=1)) == "1 day a move"
+
+
+def test_before_the_match_starts_both_clocks_show_the_base_time():
+    """Issue 22, bug 2: a real-time match waiting for its second player showed 0:00.0."""
+    waiting = a_match(status="waiting", clock_base=60, seat1_ms=0, seat2_ms=0)
+    waiting.turn_started_at, waiting.ply = None, 0
+    faces = clock.faces(waiting, 1, T0)
+    assert [(f.text, f.runs, f.low) for f in faces] == [("1:00", False, False)] * 2
+
+
+def test_tenths_under_ten_seconds_are_rounded_down_as_the_page_counts():
+    faces = clock.faces(a_match(seat1_ms=9_950, seat2_ms=10_000), 1, T0)
+    assert [f.text for f in faces] == ["0:09.9", "0:10"]
+
+
+def test_a_correspondence_clock_shows_days_and_hours_left():
+    match = a_match(clock="correspondence", clock_base=0, clock_increment=0, clock_days=3, ply=0)
+    faces = clock.faces(match, 1, T0 + timedelta(hours=20, minutes=30))
+    assert [(f.seat, f.text, f.runs, f.low) for f in faces] == [
+        (1, "2 days 3 h", True, False),
+        (2, "3 days", False, False),  # the side not to move has its whole days
+    ]
+    assert clock.faces(a_match(clock="correspondence", status="finished"), 1, T0) == []
+    hour, minute = 3_600_000, 60_000
+    words = [
+        clock.long_text(ms)
+        for ms in (86_400_000 + 1, 5 * hour + 12 * minute, hour, 3 * minute + 5, 40_500)
+    ]
+    assert words == ["1 day", "5 h 12 min", "1 h", "3 min", "40 s"]

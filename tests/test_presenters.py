@@ -79,7 +79,15 @@ def test_keys():
     digits = presenter_for(get_game("last-digit-standing"))
     assert digits.key_for("12") == "12"
     assert "both digits" in digits.keys(get_game("last-digit-standing").start(highest=12))[0][1]
-    assert presenter_for(get_game("bit-flip")).key_for("3") == ""  # arrows + Enter
+    flips = presenter_for(get_game("bit-flip"))  # issue 22: number keys, "p" for a pair
+    assert [flips.key_for(m) for m in ("3", "10", "11", "3 4", "10 11")] == [
+        "3",
+        "0",
+        "11",
+        "p3",
+        "p0",
+    ]
+    assert "0 is bit 10" in flips.keys(get_game("bit-flip").start(width=12))[0][1]
 
 
 # ---- a toy game, registered only here ------------------------------------------------

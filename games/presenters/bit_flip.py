@@ -75,6 +75,8 @@ class BitFlipPresenter(Presenter):
                     "bit": bit,
                     "move": move,
                     "label": self.label(move),
+                    "key": self.key_for(move),
+                    "pair_key": self.key_for(pair),
                     "legal": move in legal,
                     "hint": move in hinted,
                     "last": move in touched,
@@ -101,8 +103,20 @@ class BitFlipPresenter(Presenter):
     def touched(self, move, after=None):
         return frozenset(move.split())
 
+    def key_for(self, move):
+        """A bit's number key ("0" is bit 10; two digits from 11), "p" and it for the pair
+        that starts at that bit: "p3" flips bits 3 and 4."""
+        first, *pair = move.split()
+        return ("p" if pair else "") + ("0" if first == "10" else first)
+
     def keys(self, pos):
+        width, what = pos.width, "flip that bit"
+        if width >= 10:
+            more = "; type both digits for 11 and above" if width > 10 else ""
+            what += f" (0 is bit 10{more})"
         return [
+            (f"1 to {min(width, 9)}" + (", 0" if width >= 10 else ""), what),
+            ("p, then a bit's key", "flip the pair that starts at that bit (p 3: bits 3 and 4)"),
             ("← →", "move between the bits (or the pairs)"),
             ("Enter or Space", "flip the bit (or the pair) in focus"),
         ]

@@ -170,31 +170,54 @@
 
   // Clocks: the server sends each clock's time left with every board; between boards the
   // page counts the running one down. At zero it asks for the board again: the server
-  // decides by its own clock (games/clock.py).
+  // decides by its own clock (games/clock.py, whose words these are: tenths under 10 s; a
+  // correspondence clock [data-long] in days and hours). A clock of the viewer's own
+  // [data-mine] that runs under its [data-low] mark plays the low-time sound, once a game.
   var shownAt = 0;
   var asked = false;
+  var warned = {};
   function clockText(ms) {
-    var s = ms / 1000;
-    if (s < 10) return "0:" + (s < 10 ? "0" : "") + s.toFixed(1);
+    var s = Math.floor(ms / 100) / 10;
+    if (s < 10) return "0:0" + s.toFixed(1);
     var total = Math.floor(s), h = Math.floor(total / 3600), m = Math.floor(total / 60) % 60, r = total % 60;
     var two = function (n) { return (n < 10 ? "0" : "") + n; };
     return h ? h + ":" + two(m) + ":" + two(r) : m + ":" + two(r);
   }
-  function clocksShown() { shownAt = Date.now(); asked = false; }
-  document.addEventListener("DOMContentLoaded", clocksShown);
-  document.addEventListener("htmx:afterSettle", clocksShown);
-  document.addEventListener("htmx:wsAfterMessage", clocksShown);
-  setInterval(function () {
+  function longText(ms) {
+    var d = Math.floor(ms / 864e5), h = Math.floor(ms / 36e5) % 24, m = Math.floor(ms / 6e4) % 60;
+    if (d) return d + (d === 1 ? " day" : " days") + (h ? " " + h + " h" : "");
+    if (h) return h + " h" + (m ? " " + m + " min" : "");
+    return m ? m + " min" : Math.floor(ms / 1000) % 60 + " s";
+  }
+  // A correspondence game's due moment, sent as an ISO time, in the viewer's own time.
+  function localTimes() {
+    document.querySelectorAll("time[data-local]").forEach(function (el) {
+      var when = new Date(el.getAttribute("datetime"));
+      if (!isNaN(when)) el.textContent = when.toLocaleString([], { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    });
+  }
+  function clocksShown() { shownAt = Date.now(); asked = false; localTimes(); tick(); }
+  function tick() {
     document.querySelectorAll(".clock[data-running]").forEach(function (el) {
       var left = Math.max(0, parseInt(el.getAttribute("data-ms"), 10) - (Date.now() - shownAt));
-      el.textContent = clockText(left);
-      el.classList.toggle("low", left < 20000);
+      var low = parseInt(el.getAttribute("data-low") || "0", 10), who = el.closest("[data-player]");
+      el.textContent = el.hasAttribute("data-long") ? longText(left) : clockText(left);
+      el.classList.toggle("low", left < low);
+      who = who ? who.getAttribute("data-player") : "";
+      if (left < low && left > 0 && el.hasAttribute("data-mine") && !warned[who]) {
+        warned[who] = true;
+        document.dispatchEvent(new CustomEvent("bitsite:lowtime"));
+      }
       if (left === 0 && !asked && socket) {
         asked = true;
         socket.send(JSON.stringify({ type: "sync" }));
       }
     });
-  }, 100);
+  }
+  document.addEventListener("DOMContentLoaded", clocksShown);
+  document.addEventListener("htmx:afterSettle", clocksShown);
+  document.addEventListener("htmx:wsAfterMessage", clocksShown);
+  setInterval(tick, 100);
 
   // A page coming back from sleep asks for the current board.
   document.addEventListener("visibilitychange", function () {
@@ -233,15 +256,17 @@
     return Array.prototype.slice.call((root || board() || document).querySelectorAll("button[name=move]:not([disabled])"));
   }
 
-  // Sound: a 90 ms blip made by the Web Audio API, muted by #mute or "m" (remembered).
+  // Sound: a 90 ms blip made by the Web Audio API for a move, a longer low beep when the
+  // viewer's clock runs low (counted in <html data-sounds> and data-low-time-sounds); muted
+  // by #mute or "m" (remembered), whose label says what pressing it does.
   var audio = null;
   function muted() { return store.get("bitsite-muted") === "1"; }
   function showMute() {
     var button = document.getElementById("mute");
-    if (button) button.setAttribute("aria-pressed", muted() ? "true" : "false");
+    if (button) button.textContent = muted() ? "Unmute (m)" : "Mute (m)";
   }
   function toggleMute() { store.set("bitsite-muted", muted() ? "0" : "1"); showMute(); }
-  function blip() {
+  function blip(from, to, length, counter) {
     if (muted()) return;
     var Context = window.AudioContext || window.webkitAudioContext;
     if (!Context) return;
@@ -250,17 +275,19 @@
       if (audio.state === "suspended") audio.resume();
       var t = audio.currentTime, osc = audio.createOscillator(), gain = audio.createGain();
       osc.type = "triangle";
-      osc.frequency.setValueAtTime(660, t);
-      osc.frequency.exponentialRampToValueAtTime(440, t + 0.09);
+      osc.frequency.setValueAtTime(from, t);
+      osc.frequency.exponentialRampToValueAtTime(to, t + length);
       gain.gain.setValueAtTime(0.0001, t);
       gain.gain.exponentialRampToValueAtTime(0.2, t + 0.01);
-      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.09);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + length);
       osc.connect(gain).connect(audio.destination);
       osc.start(t);
-      osc.stop(t + 0.1);
-      document.documentElement.setAttribute("data-sounds", String(1 + parseInt(document.documentElement.getAttribute("data-sounds") || "0", 10)));
+      osc.stop(t + length + 0.01);
+      var html = document.documentElement;
+      html.setAttribute(counter, String(1 + parseInt(html.getAttribute(counter) || "0", 10)));
     } catch (e) { /* no sound is fine */ }
   }
+  document.addEventListener("bitsite:lowtime", function () { blip(330, 300, 0.35, "data-low-time-sounds"); });
 
   // Focus: what had it inside the board before a swap gets it back after (or its nearest).
   // A page nobody has touched keeps its focus where it is.
@@ -349,7 +376,7 @@
     if (!first && newPly > ply) {
       b.classList.add("moved");
       movedAt = Date.now();
-      blip();
+      blip(660, 440, 0.09, "data-sounds");
       announce(b);
     } else if (newPly === ply && Date.now() - movedAt < 1000) {
       b.classList.add("moved");
@@ -386,7 +413,8 @@
     else if (e.target.closest("#mute")) toggleMute();
   });
 
-  // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key.
+  // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key;
+  // "p" starts a pair's key ("p" then "3": Bit Flip's bits 3 and 4), and shows the pairs.
   var typed = "", timer = null;
   function pressKey(button) {
     typed = "";
@@ -405,6 +433,7 @@
     if (!found.exact && !found.longer) { typed = ""; return false; }
     if (found.exact && !found.longer) { pressKey(found.exact); return true; }
     typed = next;
+    if (d === "p") buttons.filter(function (x) { return x.getAttribute("data-key").charAt(0) === "p"; })[0].focus();
     timer = setTimeout(function () { pressKey(found.exact); }, 700);
     return true;
   }
@@ -428,7 +457,7 @@
     var done = false;
     if (e.key === "?") { openKeys(); done = !!document.getElementById("keys-dialog"); }
     else if (e.key === "m" && document.getElementById("mute")) { toggleMute(); done = true; }
-    else if (/^[0-9]$/.test(e.key)) done = digit(e.key);
+    else if (/^[0-9p]$/.test(e.key)) done = digit(e.key);
     else if (e.key in arrows) done = rove(e.key);
     if (done) e.preventDefault();
   });

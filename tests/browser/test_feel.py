@@ -83,6 +83,31 @@ def test_move_keys(live_server_url, new_page, slug, keys, move):
         assert moves_made() == ["7", "1"]
 
 
+def test_bit_flip_number_keys_and_a_key_for_pairs(live_server_url, new_page):
+    """Issue 22: Bit Flip took no number keys, and its pairs were reached only by tabbing
+    through every bit. Now 1-9, 0 for 10, two digits from 11; "p" and a bit's key flip the
+    pair that starts there. The keys list says so."""
+    page = new_page()
+    create_match(page, live_server_url, "bit-flip", opponent="hotseat", options={"width": 12})
+    wait_for_socket(page)
+    page.keyboard.press("0")
+    wait_for_ply(page, 1)
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    wait_for_ply(page, 2)
+    page.keyboard.press("p")  # the focus goes to the pairs
+    expect(page.locator("#board .moves-choice button").first).to_be_focused()
+    page.keyboard.press("3")
+    wait_for_ply(page, 3)
+    page.keyboard.press("7")
+    wait_for_ply(page, 4)
+    assert moves_made() == ["10", "12", "3 4", "7"]
+    assert focus_in_board(page)
+    page.keyboard.press("?")
+    expect(page.locator("#keys-game")).to_contain_text("p, then a bit's key")
+    assert page.console_errors == []
+
+
 @pytest.mark.parametrize("slug", ["bit-flip", "bit-flip-divisor"])
 def test_arrows_and_enter_pick_a_bit(live_server_url, new_page, slug):
     page = new_page()
@@ -122,6 +147,7 @@ def test_the_keys_list(live_server_url, new_page):
     page.keyboard.press("?")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("Escape")
+    expect(dialog).to_contain_text("Tab, Shift+Tab")
     if page.locator("#board [data-keys-help]").count():  # the game's own keys (helper "present")
         expect(page.locator("#keys-game dt").first).to_be_visible()
     page.keyboard.press("Escape")
@@ -140,7 +166,7 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     create_match(page, live_server_url, slug, opponent="hotseat")
     wait_for_socket(page)
     mute = page.locator("#mute")
-    expect(mute).to_have_attribute("aria-pressed", "false")
+    expect(mute).to_have_text("Mute (m)")
     play(page, slug, "3")
     expect(page.locator("#board .last").first).to_be_visible()
     expect(page.locator("#board")).to_have_class(re.compile(r"\bmoved\b"))
@@ -150,26 +176,29 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     expect(page.locator("#last-move")).to_have_text(f"Last move: {last_move}.")
     # "m" mutes; the choice survives a reload; a muted move makes no sound.
     page.keyboard.press("m")
-    expect(mute).to_have_attribute("aria-pressed", "true")
+    expect(mute).to_have_text("Unmute (m)")
     page.reload()
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#mute")).to_have_text("Unmute (m)")
     wait_for_socket(page)
     play(page, slug, "5")
     assert page.locator("html").get_attribute("data-sounds") is None
     page.locator("#mute").click()
-    expect(page.locator("#mute")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#mute")).to_have_text("Mute (m)")
     assert page.console_errors == []
 
 
-def test_mute_is_remembered(live_server_url, new_page):
+def test_mute_says_what_pressing_it_does_and_is_remembered(live_server_url, new_page):
+    """Issue 22: muted, the button still read "Mute (m)"; its label now says what pressing
+    it does (a label that changes carries no aria-pressed)."""
     page = new_page()
     create_match(page, live_server_url, "last-digit-standing", opponent="hotseat")
-    mute = page.get_by_role("button", name="Mute (m)")
-    expect(mute).to_have_attribute("aria-pressed", "false")
-    mute.click()
-    expect(mute).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Mute (m)", exact=True).click()
+    unmute = page.get_by_role("button", name="Unmute (m)", exact=True)
+    expect(unmute).to_be_visible()
+    assert unmute.get_attribute("aria-pressed") is None
     page.reload()
-    expect(page.get_by_role("button", name="Mute (m)")).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Unmute (m)", exact=True).click()
+    expect(page.get_by_role("button", name="Mute (m)", exact=True)).to_be_visible()
 
 
 def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
@@ -328,7 +357,7 @@ def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
     url = create_match(ada, live_server_url, "bit-flip", name="Ada")
     open_as_joiner(bob, url)
     shown = bob.evaluate("window.__boardsShown")
-    redraw_while_pressing(bob, bob.locator("#board .players"))
+    redraw_while_pressing(bob, bob.locator("#board .player.above"))
     assert bob.evaluate("window.__boardsShown") == shown  # held while pressed
     bob.mouse.up()
     bob.wait_for_function("n => window.__boardsShown > n", arg=shown)  # asked again, shown

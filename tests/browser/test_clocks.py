@@ -1,0 +1,190 @@
+"""The clocks of a match as lichess shows them (issue 22): the base time before the join,
+two large clocks beside the board (the opponent's above, the viewer's below; stacked above
+and below the board on a narrow screen), the running one highlighted, tenths under 10 s,
+a low-time sound once, and a correspondence game's time left with its due moment in the
+viewer's own time."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from games.models import Match
+from tests.browser.helpers import (
+    create_match,
+    join,
+    play,
+    status,
+    wait_for_ply,
+    wait_for_socket,
+)
+
+pytestmark = pytest.mark.browser
+
+SIDEWAYS = "document.documentElement.scrollWidth > innerWidth"
+
+
+def clock_of(page, player: int):
+    return page.locator(f".player[data-player='{player}'] .clock")
+
+
+def placed(page, where: str) -> int:
+    """The player drawn above or below the board."""
+    return int(page.locator(f".player.{where}").get_attribute("data-player"))
+
+
+def box(page, selector: str) -> dict:
+    return page.locator(selector).bounding_box()
+
+
+def set_time(url: str, seat: int, ms: int) -> None:
+    """A seat's time made small through the ORM, its turn starting now."""
+    public_id = url.rstrip("/").rsplit("/", 1)[1]
+    Match.objects.filter(public_id=public_id).update(
+        **{f"seat{seat}_ms": ms}, turn_started_at=timezone.now()
+    )
+
+
+def test_before_the_join_both_clocks_show_the_base_time(live_server_url, new_page):
+    """Bug 2: before the opponent joined, both clocks showed a red 0:00.0."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "last-bit-standing", name="Ada", clock="1+1")
+    bob.goto(url)
+    for page in (ada, bob):
+        wait_for_socket(page)
+        for player in (1, 2):
+            expect(clock_of(page, player)).to_have_text("1:00")
+            expect(clock_of(page, player)).not_to_have_class(re.compile(r"\blow\b"))
+    join(bob, url, name="Bob")
+    for page in (ada, bob):
+        for player in (1, 2):
+            expect(clock_of(page, player)).to_have_text("1:00")
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1100, 360])
+def test_large_clocks_beside_the_board_the_viewers_below(
+    live_server_url, new_page, artifacts, width, scheme
+):
+    ada, bob, eve = (new_page(viewport={"width": width, "height": 900}) for _ in range(3))
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada", clock="1+1")
+    join(bob, url, name="Bob")
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        page.emulate_media(color_scheme=scheme)
+        wait_for_socket(page)
+    play(ada, "bit-flip", "3")
+    wait_for_ply(bob, 1)
+    play(bob, "bit-flip", "5 6")
+    for page in (ada, bob, eve):
+        wait_for_ply(page, 2)
+        expect(clock_of(page, 1)).to_have_class(re.compile(r"\bruns\b"))  # Ada's clock runs
+    # Each player's own clock below the board, the opponent's above; a spectator has
+    # Player 1 below.
+    assert (placed(ada, "above"), placed(ada, "below")) == (2, 1)
+    assert (placed(bob, "above"), placed(bob, "below")) == (1, 2)
+    assert (placed(eve, "above"), placed(eve, "below")) == (2, 1)
+    for page in (ada, bob, eve):
+        board, above, below = (
+            box(page, s) for s in ("#position", ".above .clock", ".below .clock")
+        )
+        if width == 1100:  # beside the board, on its right, the opponent's higher
+            assert above["x"] >= board["x"] + board["width"]
+            assert below["x"] >= board["x"] + board["width"]
+            assert above["y"] + above["height"] <= below["y"]
+        else:  # stacked: one above the board, one below it
+            assert above["y"] + above["height"] <= board["y"]
+            assert below["y"] >= board["y"] + board["height"]
+        size = page.locator(".above .clock").evaluate("el => getComputedStyle(el).fontSize")
+        assert float(size.rstrip("px")) >= 26  # large
+        # The running clock stands out from the other one.
+        background = "el => getComputedStyle(el).backgroundColor"
+        assert clock_of(page, 1).evaluate(background) != clock_of(page, 2).evaluate(background)
+        assert not page.evaluate(SIDEWAYS)
+    shots = f"clocks-{width}-{scheme}"
+    ada.screenshot(path=str(artifacts / f"{shots}-your-turn.png"), full_page=True)
+    bob.screenshot(path=str(artifacts / f"{shots}-opponents-turn.png"), full_page=True)
+    # Low time: tenths, in red; then the flag falls and the game ends on every page.
+    set_time(url, 1, 8_000)
+    for page in (ada, bob):
+        page.reload()
+        wait_for_socket(page)
+    expect(clock_of(ada, 1)).to_have_text(re.compile(r"^0:0\d\.\d$"))
+    expect(clock_of(ada, 1)).to_have_class(re.compile(r"\blow\b"))
+    ada.screenshot(path=str(artifacts / f"{shots}-low-time.png"), full_page=True)
+    expect(status(ada)).to_contain_text("You lose", timeout=15_000)
+    expect(status(bob)).to_have_text("You win!")
+    expect(clock_of(ada, 1)).to_have_text("0:00.0")
+    expect(clock_of(ada, 1)).not_to_have_class(re.compile(r"\bruns\b"))
+    assert not ada.evaluate(SIDEWAYS)
+    ada.screenshot(path=str(artifacts / f"{shots}-finished.png"), full_page=True)
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
+
+
+def test_a_low_time_sound_once_for_the_players_own_clock(live_server_url, new_page):
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "last-bit-standing", name="Ada", clock="1+1")
+    join(bob, url, name="Bob")
+    for page in (ada, bob):
+        wait_for_socket(page)
+    play(ada, "last-bit-standing", "0")
+    wait_for_ply(bob, 1)
+    play(bob, "last-bit-standing", "1")
+    wait_for_ply(ada, 2)
+    expect(clock_of(ada, 1)).to_have_class(re.compile(r"\bruns\b"))
+    assert ada.locator("html").get_attribute("data-low-time-sounds") is None  # 59 s left
+    set_time(url, 1, 6_000)
+    for page in (ada, bob):
+        page.reload()
+        wait_for_socket(page)
+    expect(ada.locator("html")).to_have_attribute("data-low-time-sounds", "1")
+    expect(clock_of(ada, 1)).to_have_text(re.compile(r"^0:0\d\.\d$"))  # tenths
+    expect(status(ada)).to_contain_text("You lose", timeout=15_000)
+    # Once, though the clock went on running low and the page drew new boards.
+    assert ada.locator("html").get_attribute("data-low-time-sounds") == "1"
+    # The opponent's clock running low makes no sound on Bob's page.
+    assert bob.locator("html").get_attribute("data-low-time-sounds") is None
+    assert ada.console_errors == [] and bob.console_errors == []
+
+
+@pytest.fixture
+def page_in(browser):
+    """A page in a browser context of its own, with options (a time zone, no JavaScript)."""
+    contexts = []
+
+    def make(**options):
+        context = browser.new_context(viewport={"width": 1100, "height": 900}, **options)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def test_correspondence_time_left_and_the_due_moment_in_local_time(live_server_url, page_in):
+    tokyo = page_in(timezone_id="Asia/Tokyo", locale="en-GB")
+    create_match(tokyo, live_server_url, "bit-flip", opponent="hotseat", clock="correspondence")
+    wait_for_socket(tokyo)
+    match = Match.objects.get()
+    due = (match.turn_started_at + timedelta(days=3)).astimezone(ZoneInfo("Asia/Tokyo"))
+    expect(clock_of(tokyo, 1)).to_have_text("2 days 23 h")  # to move: counting down
+    expect(clock_of(tokyo, 2)).to_have_text("3 days")
+    expect(clock_of(tokyo, 1)).to_have_class(re.compile(r"\bruns\b"))
+    when = tokyo.locator("#time-control time")
+    expect(when).to_contain_text(due.strftime("%H:%M"))
+    expect(when).to_contain_text(due.strftime("%a"))
+    expect(when).not_to_contain_text("UTC")
+    # Without JavaScript: the same clocks, and the due moment in UTC, said so.
+    plain = page_in(java_script_enabled=False)
+    plain.goto(tokyo.url)
+    expect(clock_of(plain, 2)).to_have_text("3 days")
+    utc = match.turn_started_at + timedelta(days=3)
+    expect(plain.locator("#time-control time")).to_have_text(f"{utc:%a %-d %b, %H:%M} UTC")
