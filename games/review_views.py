@@ -5,12 +5,14 @@ waiting) is open only to staff who may view matches in the admin: its analysis
 would be a hint for the game in progress. Everyone else gets a 404 with a plain
 message, never match data.
 
-The replay opens at the final position (``?ply=N`` opens it at ply N). A match of up
-to ``HELD`` plies sends every ply's frame (its status line, its board, its value), drawn
-here by the same partial as the one shown, in ``<template>`` elements: the page's script
-(static/site/replay.js) shows them one at a time, with no round trip. A longer match is
-stepped by asking for the ``#replay`` partial, the presses queued so that none is lost.
-Without JavaScript every step is a plain link, one page per ply.
+The replay opens at the final position (``?ply=N`` opens it at ply N). For a match of
+up to ``HELD`` plies the page then asks, once, for every ply's frame (its status line,
+its board, its value: ``replay_frames``), drawn here by the same partial as the one
+shown, in ``<template>`` elements: the page's script (static/site/replay.js) shows them
+one at a time, with no round trip. They come after the page, not in it, so that its
+first load stays as light as any page's (tests/browser/test_weight.py). Until they have
+come, and for a longer match, a step asks for the ``#replay`` partial, the presses queued
+so that none is lost. Without JavaScript every step is a plain link, one page per ply.
 """
 
 from __future__ import annotations
@@ -230,7 +232,7 @@ def replay(request, public_id):
             (last if frame.ply < last else None, "Last", "last", "»"),
         ],
         "replay_url": replay_url,
-        "held": held_frames(match, seen.window, last, presenter),
+        "frames_url": reverse("replay_frames", args=[match.public_id]) if last <= HELD else "",
         "rows": [_row(match, f, frame.ply, presenter) for f in seen.window],
         "earlier": seen.window[0].ply if seen.window else 0,
         "later": last - seen.window[-1].ply if seen.window else 0,
@@ -261,6 +263,22 @@ def replay(request, public_id):
     response = render(request, template, context)
     patch_vary_headers(response, ["HX-Request"])
     return response
+
+
+@require_GET
+def replay_frames(request, public_id):
+    """Every ply's frame of a replay of up to HELD plies, for its page to hold (the page
+    asks once it has loaded); the same rights as the replay."""
+    match = play.settle_time(get_object_or_404(Match, public_id=public_id))
+    if not may_review(request.user, match):
+        return review.closed_response(request, match)
+    refusal = replay_refusal(match)
+    if isinstance(refusal, NothingToReplay):
+        return review.closed_response(request, match, nothing=refusal.message)
+    seen = review.review(match, match.ply)
+    presenter = presenter_for(match.rules)
+    context = {"held": held_frames(match, seen.window, seen.last_ply, presenter)}
+    return render(request, "games/replay.html#frames", context)
 
 
 @require_GET

@@ -4,7 +4,7 @@ from . import (
     converters,  # noqa: F401  (registers <match:...> and <game:...>)
     views,
 )
-from .review_views import export_json, replay
+from .review_views import export_json, replay, replay_frames
 
 urlpatterns = [
     path("games/<game:game>/", views.rules_page, name="rules"),
@@ -23,5 +23,6 @@ urlpatterns = [
     path("m/<match:public_id>/abort", views.abort, name="abort"),
     path("m/<match:public_id>/claim", views.claim, name="claim"),
     path("m/<match:public_id>/replay/", replay, name="replay"),
+    path("m/<match:public_id>/replay/frames", replay_frames, name="replay_frames"),
     path("m/<match:public_id>/export.json", export_json, name="export_match"),
 ]

@@ -162,7 +162,12 @@ def test_stepping_links_work_without_javascript_and_the_ply_is_clamped():
 def test_the_page_holds_every_plys_frame_drawn_by_the_server():
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
-    frames = dict(re.findall(r'<template data-frame="(\d+)">(.*?)</template>', html, re.S))
+    # The page asks for the frames once it has loaded: they are not in its first load.
+    assert f'hx-get="/m/{match.public_id}/replay/frames"' in html
+    assert "<template data-frame" not in html
+    held = Client().get(f"/m/{match.public_id}/replay/frames").content.decode()
+    assert held.startswith('<div id="replay-frames" hidden>')
+    frames = dict(re.findall(r'<template data-frame="(\d+)">(.*?)</template>', held, re.S))
     assert sorted(map(int, frames)) == [0, 1, 2, 3, 4]
     # Each is what the page of that ply shows, drawn by the same partial.
     for ply, frame in frames.items():
@@ -181,8 +186,10 @@ def test_a_match_too_long_to_hold_holds_no_frames():
     match = long_last_bit_match(1000)
     assert match.ply > review_views.HELD
     html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
-    assert "<template data-frame" not in html
+    assert 'id="replay-frames"' not in html  # nothing to ask for: every step asks the server
     assert f'data-ply="{match.ply}"' in html
+    held = Client().get(f"/m/{match.public_id}/replay/frames").content.decode()
+    assert "<template data-frame" not in held
 
 
 def test_htmx_gets_only_the_replay_partial():

@@ -1,7 +1,7 @@
 // The replay (templates/games/replay.html). Every step is a link the server draws; this
 // script takes them over: a step to a ply whose frame the page holds (<template
-// data-frame>, drawn by the server) is shown at once, by the ids of its parts; any other
-// asks the server for #replay. Presses made meanwhile add up, so none is lost, and holding
+// data-frame> in #replay-frames, drawn by the server and asked for once the page has
+// loaded) is shown at once, by the ids of its parts; any other asks the server for #replay. Presses made meanwhile add up, so none is lost, and holding
 // an arrow key walks the game. The address follows, so a reload keeps the place.
 (function () {
   "use strict";
@@ -9,7 +9,7 @@
   function root() { return document.getElementById("replay"); }
   function num(el, name) { return parseInt(el.getAttribute(name), 10); }
   function urlFor(ply) { return root().getAttribute("data-url") + "?ply=" + ply; }
-  function held(ply) { return root().querySelector('template[data-frame="' + ply + '"]'); }
+  function held(ply) { return document.querySelector('#replay-frames template[data-frame="' + ply + '"]'); }
 
   function mark(ply) { // every marker of the ply shown: buttons, slider, list, strip, links
     var r = root(), last = num(r, "data-last");

@@ -252,6 +252,8 @@ def test_quick_presses_and_a_held_arrow_key_walk_the_game_without_a_request(
         page = new_page(viewport={"width": width, "height": 800})
         page.goto(url + "?ply=0")
         shown(page, 0)
+        # Every ply's frame, asked for once the page has loaded.
+        expect(page.locator("#replay-frames template")).to_have_count(last + 1)
         asked: list[str] = []
         page.on("request", lambda request, asked=asked: asked.append(request.url))
         for _ in range(5):  # five presses as fast as the keyboard sends them
