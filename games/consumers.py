@@ -14,10 +14,12 @@ decides nothing the write path decided.
 
 Presence lives where it expires by itself (games/presence.py): a socket is a member of
 its browser's, its kind's and (a player's) its seat's sets while it is open, and
-refreshes them every heartbeat; a seat's first socket to open and last to close send one
-small update to every page of the match. Every CHECK seconds a socket also looks at who
-is connected (read at most once a second per match and process, however many sockets
-look), so a player whose server process died reads as gone within two heartbeats.
+refreshes them every heartbeat; a seat's first socket to open sends one small update to
+every page of the match, and its last to close one too, once ``presence.GRACE`` has passed
+without a page of that seat coming back (a player who reloads is never shown away). Every
+CHECK seconds a socket also looks at who is connected (read at most once a second per match
+and process, however many sockets look), so a player whose server process died reads as
+gone within two heartbeats.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from games import boards, play, presence
-from games.live import group_name, presence_changed
+from games.live import group_name, presence_changed, presence_gone_later
 from games.models import Match
 from games.rights import Viewer, viewer_from_session
 from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket
@@ -93,10 +95,9 @@ class MatchConsumer(Socket):
             await presence.call(presence.depart, self.membership)
         seen = self.seen
         if seen is not None and seen.seat is not None:
-            online = await presence.call(presence.online_seats, self.public_id, (seen.seat,))
-            if online is not None and seen.seat not in online:
-                # The opponent learns at once that this page went away.
-                presence_changed(self.public_id, seen.mode, seen.seat, False)
+            # The opponent learns that this player went away once presence.GRACE has
+            # passed without a page of theirs coming back (a reload says nothing).
+            presence_gone_later(self.public_id, seen.mode, seen.seat)
 
     async def sync(self) -> None:
         await self._send_snapshot(await self._shared_snapshot(Shared.step()))
