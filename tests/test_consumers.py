@@ -593,13 +593,13 @@ async def test_a_player_who_only_reloads_is_never_shown_away():
     presence.GRACE = 1.5
     match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
     player2, _ = await connect(match.public_id, t2)
-    await player2.receive_from()
+    await player2.receive_from(timeout=5)
     player1, _ = await connect(match.public_id, t1)
-    await player1.receive_from()
-    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from()
+    await player1.receive_from(timeout=5)
+    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from(timeout=5)
     await player1.disconnect()
     player1, _ = await connect(match.public_id, t1)  # the reloaded page
-    assert 'id="presence-seat2" data-online="yes"' in await player1.receive_from()
+    assert 'id="presence-seat2" data-online="yes"' in await player1.receive_from(timeout=5)
     assert await player2.receive_nothing(timeout=2.5)  # past the grace: not a word
     await player1.disconnect()  # gone for good: told once the grace has passed
     gone = await player2.receive_from(timeout=5)
@@ -623,6 +623,8 @@ async def test_the_server_aborts_a_first_move_that_never_came_on_every_page(sett
     assert 'id="abort"' in await player1.receive_from()
     for page in (watcher, player1):  # nobody asks: the server's timer aborts it
         pushed = await page.receive_from(timeout=10)
+        while 'id="board"' not in pushed:  # a presence mark (player 1's page opened)
+            pushed = await page.receive_from(timeout=10)
         assert "Aborted: no result" in pushed
         assert "a first move did not come in time" in pushed
     ended = await database_sync_to_async(Match.objects.get)(pk=match.pk)

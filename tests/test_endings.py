@@ -167,8 +167,9 @@ def test_any_read_of_a_match_whose_clock_ran_out_finishes_it_first():
 
 
 def test_the_command_finishes_overdue_correspondence_games():
-    match, _t1, _t2 = clocked(control={"clock": "correspondence", "days": 1})
+    match, t1, t2 = clocked(control={"clock": "correspondence", "days": 1})
     other, _, _ = clocked(control={"clock": "correspondence", "days": 3})
+    play_moves(match, t1, t2, ["0", "1"])  # both moved: a flag is a loss (before: an abort)
     back(match, days=1, seconds=1)
     back(other, days=1)
     call_command("finish_overdue")

@@ -106,5 +106,5 @@ def test_deleting_an_account_keeps_its_matches_and_their_moves(superuser):
     assert response.status_code == 302
     won.refresh_from_db()
     assert won.seat1_user is None and won.seat2_user == bob
-    assert Move.objects.filter(match=won).count() == 1
+    assert Move.objects.filter(match=won).count() == 2
     assert Match.objects.count() == 4
