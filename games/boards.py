@@ -20,7 +20,7 @@ from django.utils import timezone
 from games import clock, extras, presence
 from games.models import Match
 from games.presenters import presenter_for
-from games.rights import Viewer, kinds, resigning_aborts, rights, shows_hints
+from games.rights import Viewer, kinds, rights, shows_hints
 from games.rules import IllegalMove
 
 HISTORY_SHOWN = 40
@@ -317,7 +317,6 @@ def countdowns(match: Match, viewer: Viewer, may, shared: Scene, now) -> dict:
 
     out: dict = {
         "abandon_words": duration_words(settings.ABANDON_AFTER),
-        "resign_aborts": resigning_aborts(match),
     }
     opens, aborts = clock.abort_opens_at(match), clock.aborted_at(match)
     if may.abort and opens is not None:

@@ -623,8 +623,7 @@ def computer_move(public_id: str) -> Match | None:
 def resign(public_id: str, *, by: Actor) -> Match:
     """The acting player resigns (on one device: the player to move); the other wins.
 
-    Before anyone has joined, this cancels the match instead, with no winner; between two
-    people, before both have moved, it aborts it, with no result (``rights.resigning_aborts``).
+    Before anyone has joined, this cancels the match instead, with no winner.
     """
 
     def change() -> Match:
@@ -639,10 +638,6 @@ def resign(public_id: str, *, by: Actor) -> Match:
         if match.status == Match.Status.WAITING:  # nobody joined: the match is cancelled
             ending = Match.Ending.CANCELLED
             return _save(match, _finish(match, ending, winner_seat=None, by=1, now=now))
-        if rights.resigning_aborts(match):  # a player has not moved: no result
-            by_seat = min(seats)
-            ending = Match.Ending.ABORTED
-            return _save(match, _finish(match, ending, winner_seat=None, by=by_seat, now=now))
         if len(seats) == 2:  # same device: the player to move resigns
             player = position.to_move
         else:

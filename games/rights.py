@@ -201,14 +201,6 @@ def resign_refusal(match: Match, seats) -> Refused | None:
     return None
 
 
-def resigning_aborts(match: Match) -> bool:
-    """Whether a resignation now aborts the game instead, with no result: a game between
-    two people in which a player has not moved yet counts for nothing (as on lichess);
-    alone on one device or against the computer, a resignation is a resignation."""
-    playing = match.status == Match.Status.PLAYING
-    return match.mode == Match.Mode.FRIEND and playing and match.ply < 2
-
-
 def one_player_both_sides(match: Match) -> bool:
     """A friend's match whose two seats are one account's, or one browser's: never made
     now (``join_refusal``, and signing in claims no such seat: games.play.claim_seats),

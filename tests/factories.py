@@ -43,8 +43,8 @@ def make_match(
 
 
 def both_moved(match: Match) -> Match:
-    """Each side's first move (the first legal one) until both players have moved: a
-    resignation before that aborts the game instead (``rights.resigning_aborts``)."""
+    """Each side's first move (the first legal one) in a friend's match, until both players
+    have moved."""
     match.refresh_from_db()
     while match.ply < 2 and match.status == Match.Status.PLAYING and match.mode == "friend":
         seat = match.seat_of_player(match.current.to_move)

@@ -368,7 +368,7 @@ def test_a_clock_is_for_people_and_its_bounds_are_checked():
     assert "Clock: 7+4" in page
 
 
-# ---- the server's own aborts, and resignations before both players moved ---------------
+# ---- the server's own aborts, and a flag before both players moved --------------------
 
 
 def test_the_server_aborts_a_first_move_that_never_came_at_twice_the_abort_window():
@@ -431,30 +431,6 @@ def test_a_correspondence_flag_before_both_moved_aborts_without_a_result():
     call_command("finish_overdue")
     ended = Match.objects.get(pk=match.pk)
     assert (ended.ending, ended.winner, ended.has_result) == ("aborted", None, False)
-
-
-@pytest.mark.parametrize("moves", [[], ["0"]])
-def test_resigning_before_both_players_moved_aborts_the_game(moves):
-    match, t1, t2 = make_match("last-bit-standing")
-    play_moves(match, t1, t2, moves)
-    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
-    assert "resigning before both players have moved aborts the game" in page
-    ended = play.resign(match.public_id, by=actor(match, t1))
-    assert (ended.ending, ended.winner, ended.ended_by) == ("aborted", None, 1)
-    assert ended.result_text == (
-        "Aborted by Player 1 (Ada) before both players had moved: no result."
-    )
-    assert ended.result_for({1}) == ended.result_for({2}) == Match.Result.NONE
-
-
-def test_resigning_once_both_moved_or_on_one_device_is_a_resignation():
-    match, t1, t2 = make_match("last-bit-standing")
-    play_moves(match, t1, t2, ["0", "1"])
-    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
-    assert "aborts the game" not in page
-    assert play.resign(match.public_id, by=actor(match, t1)).ending == "resigned"
-    alone, a1, _ = make_match("last-bit-standing", mode="hotseat")
-    assert play.resign(alone.public_id, by=actor(alone, a1)).ending == "resigned"
 
 
 # ---- the claim's wait, as its setting says ------------------------------------------

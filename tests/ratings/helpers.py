@@ -8,7 +8,7 @@ from django.test import Client
 
 from games import play
 from games.models import Match, new_secret
-from tests.factories import actor, both_moved, client_with_token
+from tests.factories import actor, client_with_token
 
 
 def account(name: str):
@@ -28,9 +28,7 @@ def rated_match(user1, user2, game="bit-flip", *, rated=True, **kwargs):
 
 
 def resign(match: Match, token: str) -> Match:
-    """The holder of ``token`` resigns (and loses), once both players have moved (before
-    that, a resignation aborts the game: ``both_moved`` first)."""
-    both_moved(match)
+    """The holder of ``token`` resigns (and loses)."""
     return play.resign(match.public_id, by=actor(match, token))
 
 

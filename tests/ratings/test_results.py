@@ -387,17 +387,6 @@ def waits_on_a_lock(timeout: float = 10.0) -> bool:
     return False
 
 
-@pytest.mark.parametrize("moves", [0, 1])
-def test_a_rated_game_resigned_before_both_moved_is_aborted_and_changes_nothing(moves):
-    ada, bob = account("ada"), account("bob")
-    match, token1, token2 = rated_match(ada, bob)
-    if moves:
-        play.submit_move(match.public_id, by=actor(match, token1), text="3", ply=0)
-    ended = play.resign(match.public_id, by=actor(match, token1 if moves == 0 else token2))
-    assert (ended.ending, ended.winner) == (Match.Ending.ABORTED, None)
-    assert not Rating.objects.exists() and not RatingChange.objects.exists()
-
-
 def test_a_rated_correspondence_flag_before_both_moved_is_aborted_and_changes_nothing():
     ada, bob = account("ada"), account("bob")
     match, token1, _ = rated_match(ada, bob, time_control={"clock": "correspondence", "days": 1})
