@@ -56,3 +56,8 @@ def build(extra_websocket_routes=()):
 application = build()
 
 runtime.serving()  # daphne serves this process: deflate on the wire, the start-up warm-up
+
+if runtime.daphne_serves():  # the server's own timers, from the database (a restart)
+    from games import timers
+
+    loop.when_serving(timers.recover)

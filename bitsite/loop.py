@@ -13,6 +13,13 @@ from __future__ import annotations
 import asyncio
 
 _loop: asyncio.AbstractEventLoop | None = None
+_when_serving: list = []  # called on the loop, once, as it serves its first connection
+
+
+def when_serving(callback) -> None:
+    """Call ``callback()`` on the serving loop as it serves its first connection (the
+    server's own timers, re-read from the database after a restart: games/timers.py)."""
+    _when_serving.append(callback)
 
 
 def serving_loop() -> asyncio.AbstractEventLoop | None:
@@ -34,4 +41,6 @@ class Recorded:
         running = asyncio.get_running_loop()
         if _loop is not running:
             _loop = running
+            for callback in _when_serving:
+                running.call_soon(callback)
         return await self.application(scope, receive, send)

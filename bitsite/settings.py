@@ -320,6 +320,10 @@ ANALYSIS_QUEUE = int(os.environ.get("BITSITE_ANALYSIS_QUEUE", "4"))
 # had no page of it open for this many seconds.
 ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))
 
+# A real-time match whose player to move has made no first move for this many seconds may
+# be aborted by either player; the server aborts it itself at twice this (games/clock.py).
+ABORT_AFTER = float(os.environ.get("BITSITE_ABORT_SECONDS", "30"))
+
 # The lobby (lobby/): an open challenge closes LOBBY_CHALLENGE_TTL seconds after it was
 # made, or once its creator has had no page of it open for LOBBY_CREATOR_AWAY seconds;
 # each server process with a lobby page open (or a challenge made) looks for due

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -45,6 +45,7 @@ class Scene:
     history: str  # the move list, drawn
     urls: dict[str, str]  # the match's actions
     notes: tuple = ()  # the notes under a finished match's result (games/extras.py)
+    away: dict = field(default_factory=dict)  # seat -> seconds since its last page closed
 
     @property
     def last_move(self) -> str:
@@ -216,16 +217,19 @@ def scene(
     *,
     online: frozenset[int] | None = None,
     moves: list[dict] | None = None,
+    away: dict | None = None,
 ) -> Scene:
-    """The shared part of a board: the last moves and who is connected (read here unless
-    the caller read them already), the move list drawn once, and a finished match's end
-    notes (the apps' additions, games/extras.py)."""
+    """The shared part of a board: the last moves and who is connected, and for how long
+    the others have been away (read here unless the caller read them already), the move
+    list drawn once, and a finished match's end notes (the apps' additions,
+    games/extras.py)."""
     if moves is None:
         moves = recent_moves(match)
     if not shows_presence(match):
-        online = frozenset()
+        online, away = frozenset(), {}
     elif online is None:
-        online = presence.online_seats(match.public_id)
+        seen = presence.marks(match.public_id, (1, 2))
+        online, away = seen.online, seen.away
     history = render_to_string(
         "games/match.html#history",
         {"match": match, "moves": moves, "earlier_moves": max(0, match.ply - len(moves))},
@@ -237,6 +241,7 @@ def scene(
         history,
         action_urls(match.public_id),
         extras.end_notes(match),
+        dict(away or {}),
     )
 
 
@@ -292,6 +297,7 @@ def board_context(
                 "presence": marked,
                 "clock": faces.get(seat),
                 "online": seat in shared.online,
+                "away_ms": _ms(shared.away.get(seat)),
             }
         )
     # As lichess draws them: a player's own seat below the board, the opponent's above; a
@@ -339,7 +345,58 @@ def board_context(
         "last_move": shared.last_move,
         "hint_moves": hint_moves,
         "end_notes": shared.notes,
+        **countdowns(match, viewer, may, shared, now),
     }
+
+
+def countdowns(match: Match, viewer: Viewer, may, shared: Scene, now) -> dict:
+    """What the board counts down (the page goes on counting between boards, and enables
+    the buttons at zero; the write path still decides): when this player may abort, when
+    the server aborts a first move that has not come, and when this player may claim the
+    game of an opponent who left (``settings.ABANDON_AFTER``)."""
+    from django.conf import settings
+
+    out: dict = {
+        "abandon_words": duration_words(settings.ABANDON_AFTER),
+    }
+    opens, aborts = clock.abort_opens_at(match), clock.aborted_at(match)
+    if may.abort and opens is not None:
+        out["abort_wait"] = _wait(opens - now)
+    if aborts is not None:
+        out["first_move"] = {
+            "name": match.player_name(match.current.to_move),
+            "wait": _wait(aborts - now),
+        }
+    if may.claim and len(viewer.seats) == 1:
+        opponent = 3 - min(viewer.seats)
+        after = settings.ABANDON_AFTER
+        away = shared.away.get(opponent) if opponent not in shared.online else None
+        out["claim"] = {
+            "opponent": opponent,
+            "after_ms": int(after * 1000),
+            "wait": _wait_seconds(after - away if away is not None else after),
+        }
+    return out
+
+
+def _wait(delta) -> dict:
+    return _wait_seconds(delta.total_seconds())
+
+
+def _wait_seconds(seconds: float) -> dict:
+    """A wait as the board draws it: ms (for the page's countdown) and whole seconds."""
+    ms = max(0, int(seconds * 1000))
+    return {"ms": ms, "s": (ms + 999) // 1000}
+
+
+def duration_words(seconds: float) -> str:
+    """A setting's length in words: "a minute", "2 minutes", "90 seconds", "1 second"."""
+    whole = round(seconds)
+    if whole == 60:
+        return "a minute"
+    if whole and whole % 60 == 0:
+        return f"{whole // 60} minutes"
+    return f"{whole} second{'' if whole == 1 else 's'}"
 
 
 def draw_offer_context(match: Match, viewer: Viewer) -> dict | None:
@@ -437,6 +494,13 @@ def spectators_fragment(count: int | None) -> str:
     return render_to_string("games/match.html#watching", {"watching": count})
 
 
-def presence_fragment(seat: int, online: bool) -> str:
-    """The small update a presence change sends: one seat's "connected" mark."""
-    return render_to_string("games/match.html#presence", {"seat": seat, "online": online})
+def presence_fragment(seat: int, online: bool, away: float | None = None) -> str:
+    """The small update a presence change sends: one seat's "connected" mark (``away``:
+    seconds since its last page closed, for the claim's countdown)."""
+    return render_to_string(
+        "games/match.html#presence", {"seat": seat, "online": online, "away_ms": _ms(away)}
+    )
+
+
+def _ms(seconds: float | None) -> int:
+    return int((seconds or 0) * 1000)

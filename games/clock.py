@@ -6,13 +6,17 @@ Two time controls, chosen when a match is created:
   after each move. The server stamps when each turn begins (``turn_started_at``) and, on a
   move, charges the mover the time since. As on lichess, a player's clock starts with their
   second move: the first moves are free, but a match whose player makes no first move within
-  ``ABORT_AFTER`` can be aborted (games/play.py).
+  ``abort_after()`` (``BITSITE_ABORT_SECONDS``) may be aborted by either player, and at twice
+  that the server aborts it itself, with no result (games/play.py, games/timers.py).
 - **Correspondence**: each move must be made within ``days`` days of its turn beginning.
 
-A clock that has run out is *flagged*: the side to move has lost on time. Nothing runs in
-the background to notice it: every request that reads or writes the match finishes it
-first (games/play.py ``settle_time``), a page whose clock reaches zero asks for its board
-again, and ``manage.py finish_overdue`` finishes the correspondence games nobody looks at.
+A clock that has run out is *flagged*: the side to move has lost on time (before both
+players have moved: the match is aborted, with no result). Nothing runs in the background
+to notice it: every request that reads or writes the match finishes it first
+(games/play.py ``settle_time``), a page whose clock reaches zero asks for its board again,
+and ``manage.py finish_overdue`` finishes the correspondence games nobody looks at. The one
+moment the server acts on by itself is a first move that has not come (``aborted_at``):
+games/timers.py.
 
 No time a page reports is trusted, and there is no allowance for lag: the time between the
 server's stamp and a move arriving is the mover's.
@@ -26,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-ABORT_AFTER = timedelta(seconds=30)
+from django.conf import settings
 
 # Real time: (base minutes, increment seconds) presets, and the bounds of a custom choice.
 PRESETS = ((1, 1), (3, 2), (5, 5), (10, 0))
@@ -104,14 +108,18 @@ def on_move(match, mover_seat: int, now: datetime) -> tuple[dict, int | None]:
     return changes, used
 
 
-def abortable(match, now: datetime) -> bool:
-    """A real-time match in which a player has not made a first move for ABORT_AFTER."""
+def abort_after() -> timedelta:
+    """How long a first move may be awaited before a player may abort (the setting)."""
+    return timedelta(seconds=settings.ABORT_AFTER)
+
+
+def awaiting_first_move(match) -> bool:
+    """A real-time match in play whose player to move has not made a first move yet."""
     return (
         match.clock == "realtime"
         and match.status == "playing"
         and match.ply < 2
         and match.turn_started_at is not None
-        and now - match.turn_started_at >= ABORT_AFTER
     )
 
 
@@ -130,6 +138,28 @@ def long_text(ms: int) -> str:
     if hours:
         return f"{hours} h" + (f" {minutes} min" if minutes else "")
     return f"{minutes} min" if minutes else f"{rest // 1000} s"
+
+
+def abort_opens_at(match) -> datetime | None:
+    """When a player may abort the match (its first move awaited for ``abort_after()``)."""
+    return match.turn_started_at + abort_after() if awaiting_first_move(match) else None
+
+
+def aborted_at(match) -> datetime | None:
+    """When the server aborts the match itself: a first move awaited for twice as long."""
+    return match.turn_started_at + 2 * abort_after() if awaiting_first_move(match) else None
+
+
+def abortable(match, now: datetime) -> bool:
+    """A real-time match in which a player has not made a first move for ``abort_after()``."""
+    opens = abort_opens_at(match)
+    return opens is not None and now >= opens
+
+
+def abort_due(match, now: datetime) -> bool:
+    """The server aborts this match now: its first move has not come in time."""
+    due = aborted_at(match)
+    return due is not None and now >= due
 
 
 @dataclass(frozen=True)

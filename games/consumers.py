@@ -14,14 +14,15 @@ decides nothing the write path decided.
 
 Presence lives where it expires by itself (games/presence.py): a socket is a member of
 its browser's, its kind's and (a player's) its seat's sets while it is open, and
-refreshes them every heartbeat; a seat's first socket to open and last to close send one
-small update to every page of the match. A spectator's page opening or closing has the
-match's spectators counted again ("N watching", games/live.py ``Spectators``): one small
-update too, forwarded only to pages that show another number; the first board a socket
-sends carries the count as it was read. Every CHECK seconds a socket also looks at who
-is connected (read at most once a second per match and process, however many sockets
-look), so a player whose server process died reads as gone within two heartbeats, and a
-spectator's page too.
+refreshes them every heartbeat; a seat's first socket to open sends one small update to
+every page of the match, and its last to close one too, once ``presence.GRACE`` has passed
+without a page of that seat coming back (a player who reloads is never shown away). A
+spectator's page opening or closing has the match's spectators counted again ("N
+watching", games/live.py ``Spectators``): one small update too, forwarded only to pages
+that show another number; the first board a socket sends carries the count as it was
+read. Every CHECK seconds a socket also looks at who is connected (read at most once a
+second per match and process, however many sockets look), so a player whose server
+process died reads as gone within two heartbeats, and a spectator's page too.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 
 from games import boards, play, presence
-from games.live import group_name, presence_changed, spectator_counts, spectators
+from games.live import (
+    group_name,
+    presence_changed,
+    presence_gone_later,
+    spectator_counts,
+    spectators,
+)
 from games.models import Match
 from games.rights import SPECTATOR, Viewer, viewer_from_session
 from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket
@@ -104,10 +111,9 @@ class MatchConsumer(Socket):
         if seen is not None and seen.viewer.spectator:
             spectators.changed(self.public_id, seen.mode, seen.listed)
         if seen is not None and seen.seat is not None:
-            online = await presence.call(presence.online_seats, self.public_id, (seen.seat,))
-            if online is not None and seen.seat not in online:
-                # The opponent learns at once that this page went away.
-                presence_changed(self.public_id, seen.mode, seen.seat, False)
+            # The opponent learns that this player went away once presence.GRACE has
+            # passed without a page of theirs coming back (a reload says nothing).
+            presence_gone_later(self.public_id, seen.mode, seen.seat)
 
     async def sync(self) -> None:
         await self._send_snapshot(await self._shared_snapshot(Shared.step()))

@@ -22,6 +22,7 @@ answers. Pages that lost their socket meanwhile resync when they reconnect.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -108,7 +109,9 @@ class Push:
             for viewer in self.wanted:
                 if self.seen.kinds is not None and viewer.key not in self.seen.kinds:
                     continue  # nobody of this kind watches: nothing to draw
-                shared = shared or boards.scene(match, online=online, moves=self.moves)
+                shared = shared or boards.scene(
+                    match, online=online, moves=self.moves, away=self.seen.away
+                )
                 html = boards.render_board(match, viewer, shared=shared, told=self.told)
                 match.pushed[viewer.key] = html
                 publisher.publish(
@@ -133,13 +136,16 @@ def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]
     return match.pushed
 
 
-def presence_changed(public_id: str, mode: str, seat: int, online: bool) -> None:
-    """One seat's "connected" mark, sent to the group of every kind of viewer of the match."""
+def presence_changed(
+    public_id: str, mode: str, seat: int, online: bool, away: float | None = None
+) -> None:
+    """One seat's "connected" mark, sent to the group of every kind of viewer of the match
+    (``away``: seconds since that seat's last page closed)."""
     message = {
         "type": "presence.changed",
         "seat": seat,
         "online": online,
-        "html": boards.presence_fragment(seat, online),
+        "html": boards.presence_fragment(seat, online, away),
     }
     for viewer in kinds_of_mode(mode):
         publisher.publish(group_name(public_id, viewer.key), message)
@@ -215,6 +221,35 @@ def _counted(public_id: str, listed: bool) -> int | None:
 
 
 spectators = Spectators()
+
+
+def presence_gone_later(public_id: str, mode: str, seat: int) -> None:
+    """On the loop, as a seat's page closes: once ``presence.GRACE`` has passed, if the seat
+    still has no page open, its "not connected" mark goes to every page of the match. A
+    player who only reloads is back sooner: nothing is sent."""
+    loop = asyncio.get_running_loop()
+
+    def look() -> None:
+        task = loop.create_task(
+            _gone_if_still(public_id, mode, seat), context=contextvars.Context()
+        )
+        _looks.add(task)  # kept until done (the loop keeps only a weak reference)
+        task.add_done_callback(_looks.discard)
+
+    loop.call_later(presence.GRACE + 0.1, look, context=contextvars.Context())
+
+
+_looks: set[asyncio.Task] = set()
+
+
+async def _gone_if_still(public_id: str, mode: str, seat: int) -> None:
+    try:
+        seen = await presence.call(presence.marks, public_id, (seat,))
+    except Exception:
+        log.warning("could not read the presence of match %s", public_id, exc_info=True)
+        return
+    if seen.online is not None and seat not in seen.online:
+        presence_changed(public_id, mode, seat, False, seen.away.get(seat))
 
 
 _sending = threading.local()

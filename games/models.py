@@ -367,7 +367,9 @@ class Match(models.Model):
         if ending == Ending.AGREEMENT:  # the headline says "Draw by agreement": who agreed
             return f"{by} accepted the draw." if by else "Draw by agreement."
         if ending == Ending.ABORTED:
-            return f"Aborted by {by}: a first move did not come in time." if by else "Aborted."
+            if by:
+                return f"Aborted by {by} before both players had moved: no result."
+            return "Aborted: a first move did not come in time, so the game has no result."
         if ending == Ending.RESIGNED:
             return f"{self.player_name(3 - self.winner)} resigned."
         if ending == Ending.TIME:

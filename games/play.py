@@ -35,7 +35,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import boards, clock, live, presence, rights, signals
+from games import boards, clock, live, presence, rights, signals, timers
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
     GameOver,
@@ -186,6 +186,7 @@ def _deliver(job: _Job) -> None:
     for push in job.pushes:
         push.prepare()
         push.send()
+        timers.watch(push.match)  # a first move now awaited: the server aborts it in time
     for match in job.changed:
         _send_changed(match)
     if job.refusal is not None:
@@ -213,6 +214,7 @@ def _broadcast(
         else:  # committed by an outer transaction, after its write returned
             push.prepare()
             push.send()
+            timers.watch(match)
 
     transaction.on_commit(committed)
     _changed(match)
@@ -305,11 +307,23 @@ def _seat_to_move(match: Match) -> int:
 
 
 def _settled_on_time(match: Match, now) -> bool:
-    """Inside a write: if the side to move's clock has run out, finish the match on time
-    (saved even if the write is then refused). True if it did."""
+    """Inside a write: if the match is due to end by time, end it first (saved even if the
+    write is then refused). True if it did.
+
+    - A real-time match whose first move has not come in time (``clock.abort_due``) is
+      aborted by the server, with no result.
+    - If the side to move's clock has run out, it loses on time; before both players
+      have moved, the match is aborted instead, with no result (a game in which a player
+      has not moved counts for nothing, as on lichess)."""
     if match.status != Match.Status.PLAYING or not match.clock:
         return False
     flagged = clock.flagged_seat(match, _seat_to_move(match), now)
+    if clock.abort_due(match, now) or (flagged is not None and match.ply < 2):
+        _save(match, _finish(match, Match.Ending.ABORTED, winner_seat=None, by=None, now=now))
+        _current.job.refusal = rights.TimeRanOut(
+            "The game was aborted: a first move did not come in time."
+        )
+        return True
     if flagged is None:
         return False
     changes = _finish(match, Match.Ending.TIME, winner_seat=3 - flagged, by=None, now=now)
@@ -408,6 +422,7 @@ def create_match(
                 )
         match.save()
         _changed(match)
+        transaction.on_commit(lambda: timers.watch(match))  # on one device, with a clock
         return match
 
     return _write(change)  # on SQLite, the writer thread's kept connection
@@ -707,6 +722,9 @@ def rematch(public_id: str, *, by: Actor) -> Match:
         started = clock.on_start(new, new.started_at)
         if started:
             Match.objects.filter(pk=new.pk).update(**started)
+            for field, value in started.items():
+                setattr(new, field, value)
+            transaction.on_commit(lambda: timers.watch(new))
         Match.objects.filter(pk=match.pk).update(rematch=new, version=match.version + 1)
         match.rematch = new
         match.version += 1
@@ -741,14 +759,20 @@ def toggle_hints(public_id: str, *, by: Actor) -> Match:
 
 
 def settle_time(match: Match) -> Match:
-    """For a read: if ``match``'s clock has run out, finish it first (a write; the match as
-    it is then). Cheap when nothing is due: no lock, no write."""
+    """For a read: if ``match``'s clock has run out, or its first move has not come in
+    time, finish it first (a write; the match as it is then). Cheap when nothing is due:
+    no lock, no write; a first move still awaited gets this process's timer
+    (games/timers.py), so the server aborts it in time even if nobody reads it again."""
     now = timezone.now()
     if (
         match.status != Match.Status.PLAYING
         or not match.clock
-        or clock.flagged_seat(match, _seat_to_move(match), now) is None
+        or (
+            clock.flagged_seat(match, _seat_to_move(match), now) is None
+            and not clock.abort_due(match, now)
+        )
     ):
+        timers.watch(match)
         return match
 
     def change() -> Match:

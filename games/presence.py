@@ -34,7 +34,7 @@ import hashlib
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -51,6 +51,9 @@ HEARTBEAT = 20.0
 CHECK = HEARTBEAT / 2
 TTL = 30.0
 STAMP_TTL = 7 * 24 * 3600  # "last seen" of a seat: how long it is remembered
+# A seat whose last page closed less than GRACE seconds ago still reads as connected on the
+# boards: a player who only reloads is never shown away (their page comes back sooner).
+GRACE = 4.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class Snapshot:
 
     online: frozenset[int] | None
     kinds: frozenset[str] | None
+    # The seats asked of that are away: how long since each was last seen (seconds).
+    away: dict[int, float] = field(default_factory=dict)
 
 
 UNKNOWN = Snapshot(None, None)
@@ -331,7 +336,8 @@ def depart(membership: Membership) -> None:
 
 def snapshot(public_id: str, kinds: list[str], seats: tuple[int, ...] = ()) -> Snapshot:
     """One read: which of ``kinds`` have a socket open, and which of ``seats`` are
-    connected."""
+    connected, as the boards show them: a seat whose last page closed less than GRACE
+    seconds ago still counts (one more round trip, only while a seat has no page open)."""
     names = [seat_set(public_id, seat) for seat in seats] + [
         kind_set(public_id, kind) for kind in kinds
     ]
@@ -339,17 +345,34 @@ def snapshot(public_id: str, kinds: list[str], seats: tuple[int, ...] = ()) -> S
         return UNKNOWN
     try:
         counts = store().counts(names)
+        closed = [seat for seat, n in zip(seats, counts, strict=False) if not n]
+        stamps = store().stamped_many([seen_stamp(seat_set(public_id, s)) for s in closed])
     except Exception as error:
         _failed("reading presence", error)
         return UNKNOWN
     _answered()
-    online = frozenset(seat for seat, n in zip(seats, counts, strict=False) if n)
+    now = time.time()
+    away = {
+        seat: max(0.0, now - seen)
+        for seat, seen in zip(closed, stamps, strict=True)
+        if seen is not None
+    }
+    online = frozenset(
+        seat for seat in seats if seat not in closed or (seat in away and away[seat] < GRACE)
+    )
     present = frozenset(kind for kind, n in zip(kinds, counts[len(seats) :], strict=True) if n)
-    return Snapshot(online, present)
+    gone = {seat: seconds for seat, seconds in away.items() if seat not in online}
+    return Snapshot(online, present, gone)
 
 
 def online_seats(public_id: str, seats: tuple[int, ...] = (1, 2)) -> frozenset[int] | None:
+    """The seats shown connected (``snapshot``: a page closed within GRACE counts)."""
     return snapshot(public_id, [], seats).online
+
+
+def marks(public_id: str, seats: tuple[int, ...]) -> Snapshot:
+    """The seats shown connected, and how long the others have been away."""
+    return snapshot(public_id, [], seats)
 
 
 LATELY = 1.0  # seconds: how old a reading of ``online_seats_lately`` may be
@@ -416,9 +439,13 @@ class SeatsSeen:
 
 def seats_seen(public_id: str) -> SeatsSeen:
     """Both seats of a match, in two round trips: read it before a write that needs it
-    (the write path holds no lock while Redis answers)."""
-    online = online_seats(public_id, (1, 2))
-    if online is None or online == {1, 2}:
+    (the write path holds no lock while Redis answers). A seat counts as here only while
+    it has a page open (no GRACE: a claim counts from when its last page closed)."""
+    counted = counts([seat_set(public_id, seat) for seat in (1, 2)])
+    if counted is None:
+        return SeatsSeen(None, {})
+    online = frozenset(seat for seat, n in zip((1, 2), counted, strict=True) if n)
+    if online == {1, 2}:
         return SeatsSeen(online, {})
     try:
         stamps = store().stamped_many([seen_stamp(seat_set(public_id, s)) for s in (1, 2)])

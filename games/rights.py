@@ -302,7 +302,8 @@ def withdraw_refusal(match: Match, seats) -> Refused | None:
 
 
 def abort_refusal(match: Match, seats, now) -> Refused | None:
-    """A real-time match in which a player has made no first move within 30 seconds."""
+    """A real-time match in which a player has made no first move within
+    ``clock.abort_after()`` (until both have moved)."""
     from games import clock
 
     if match.clock != Match.Clock.REALTIME:
@@ -313,10 +314,10 @@ def abort_refusal(match: Match, seats, now) -> Refused | None:
     if match.ply >= 2:
         return NotHere("Both players have moved: the game goes on (you may resign).")
     if not clock.abortable(match, now):
-        left = clock.ABORT_AFTER - (now - match.turn_started_at)
+        left = clock.abort_opens_at(match) - now
         return TooEarly(
             f"A match can be aborted when a first move has not come for "
-            f"{int(clock.ABORT_AFTER.total_seconds())} seconds: "
+            f"{int(clock.abort_after().total_seconds())} seconds: "
             f"{max(1, int(left.total_seconds() + 0.999))} s to go."
         )
     return None

@@ -42,6 +42,19 @@ def make_match(
     return match, token1, token2
 
 
+def both_moved(match: Match) -> Match:
+    """Each side's first move (the first legal one) in a friend's match, until both players
+    have moved."""
+    match.refresh_from_db()
+    while match.ply < 2 and match.status == Match.Status.PLAYING and match.mode == "friend":
+        seat = match.seat_of_player(match.current.to_move)
+        move = match.rules.legal_moves(match.current)[0]
+        by = play.Actor(frozenset({seat}))
+        play.submit_move(match.public_id, by=by, text=move, ply=match.ply)
+        match.refresh_from_db()
+    return match
+
+
 def actor(match: Match, token: str | None) -> play.Actor:
     return play.Actor(frozenset(match.seats_for([token])) if token else frozenset())
 

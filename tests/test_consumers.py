@@ -24,10 +24,12 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 def fresh_presence():
     """Each test starts with no sockets counted in this process. (The cache is not cleared:
     with REDIS_URL it is a shared Redis, and every test's match has ids of its own.)"""
-    from games import admission
+    from games import admission, presence
 
     admission.reset()
+    presence.GRACE, grace = 0.2, presence.GRACE  # a page that closes reads as gone at once
     yield
+    presence.GRACE = grace
     admission.reset()
 
 
@@ -612,3 +614,69 @@ async def test_a_spectators_page_is_counted_for_every_page_in_a_small_update():
     assert 'id="board"' not in pushed and "0 watching" in pushed
     assert await player.receive_nothing(timeout=0.3)
     await player.disconnect()
+
+
+async def test_a_player_who_only_reloads_is_never_shown_away():
+    from games import presence
+
+    presence.GRACE = 1.5
+    match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
+    player2, _ = await connect(match.public_id, t2)
+    await player2.receive_from(timeout=5)
+    player1, _ = await connect(match.public_id, t1)
+    await player1.receive_from(timeout=5)
+    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from(timeout=5)
+    await player1.disconnect()
+    player1, _ = await connect(match.public_id, t1)  # the reloaded page
+    assert 'id="presence-seat2" data-online="yes"' in await player1.receive_from(timeout=5)
+    assert await player2.receive_nothing(timeout=2.5)  # past the grace: not a word
+    await player1.disconnect()  # gone for good: told once the grace has passed
+    gone = await player2.receive_from(timeout=5)
+    assert re.search(r'id="presence-seat1" data-online="no" data-away-ms="1[5-9]\d\d"', gone)
+    await player2.disconnect()
+
+
+REALTIME = {"clock": "realtime", "base": 180, "increment": 2}
+
+
+async def test_the_server_aborts_a_first_move_that_never_came_on_every_page(settings):
+    from games.models import Match
+
+    settings.ABORT_AFTER = 1.5  # the server aborts at 3 s: after both pages' first board
+    match, t1, _ = await database_sync_to_async(make_match)(
+        "last-bit-standing", time_control=REALTIME
+    )
+    watcher, _ = await connect(match.public_id)
+    player1, _ = await connect(match.public_id, t1)
+    assert "s to make a first move, or the game is aborted" in await watcher.receive_from()
+    assert 'id="abort"' in await player1.receive_from()
+    for page in (watcher, player1):  # nobody asks: the server's timer aborts it
+        pushed = await page.receive_from(timeout=10)
+        while 'id="board"' not in pushed:  # a presence mark (player 1's page opened)
+            pushed = await page.receive_from(timeout=10)
+        assert "Aborted: no result" in pushed
+        assert "a first move did not come in time" in pushed
+    ended = await database_sync_to_async(Match.objects.get)(pk=match.pk)
+    assert (ended.ending, ended.winner, ended.ended_by) == ("aborted", None, None)
+    for page in (watcher, player1):
+        await page.disconnect()
+
+
+async def test_the_servers_timers_are_read_again_from_the_database_after_a_restart(settings):
+    from games import timers
+    from games.models import Match
+
+    settings.ABORT_AFTER = 0.3
+    match, _, _ = await database_sync_to_async(make_match)(
+        "last-bit-standing", time_control=REALTIME
+    )
+    fired = timers.fired
+    timers.forget()  # a process that starts knows of no timer
+    timers.recover()  # as daphne starts serving (bitsite/asgi.py)
+    for _ in range(1500):
+        ended = await database_sync_to_async(Match.objects.get)(pk=match.pk)
+        if ended.status == "finished":
+            break
+        await asyncio.sleep(0.02)
+    assert (ended.ending, ended.ended_by) == ("aborted", None)
+    assert timers.fired > fired

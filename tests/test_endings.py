@@ -3,6 +3,7 @@ the one write path. Time passes by moving a match's stamps back through the ORM.
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import timedelta
 
@@ -166,8 +167,9 @@ def test_any_read_of_a_match_whose_clock_ran_out_finishes_it_first():
 
 
 def test_the_command_finishes_overdue_correspondence_games():
-    match, _t1, _t2 = clocked(control={"clock": "correspondence", "days": 1})
+    match, t1, t2 = clocked(control={"clock": "correspondence", "days": 1})
     other, _, _ = clocked(control={"clock": "correspondence", "days": 3})
+    play_moves(match, t1, t2, ["0", "1"])  # both moved: a flag is a loss (before: an abort)
     back(match, days=1, seconds=1)
     back(other, days=1)
     call_command("finish_overdue")
@@ -364,3 +366,98 @@ def test_a_clock_is_for_people_and_its_bounds_are_checked():
     assert (match.clock, match.clock_base, match.clock_increment) == ("realtime", 420, 4)
     page = client.get(match.get_absolute_url()).content.decode()
     assert "Clock: 7+4" in page
+
+
+# ---- the server's own aborts, and a flag before both players moved --------------------
+
+
+def test_the_server_aborts_a_first_move_that_never_came_at_twice_the_abort_window():
+    match, _t1, t2 = clocked()
+    back(match, seconds=31)  # a player may abort now; the server has not yet
+    page = Client().get(match.get_absolute_url()).content.decode()
+    assert Match.objects.get(pk=match.pk).status == "playing"
+    assert "has <span data-left>" in page and "s to make a first move" in page
+    back(match, seconds=30)  # 61 s: the server's read aborts it, with no result
+    page = Client().get(match.get_absolute_url()).content.decode()
+    ended = Match.objects.get(pk=match.pk)
+    assert (ended.status, ended.ending, ended.winner, ended.ended_by) == (
+        "finished",
+        "aborted",
+        None,
+        None,
+    )
+    assert ended.result_text == (
+        "Aborted: a first move did not come in time, so the game has no result."
+    )
+    assert "Aborted: no result" in page
+    with pytest.raises(play.Refused):  # a move after that is refused
+        play.submit_move(match.public_id, by=actor(ended, t2), text="0", ply=0)
+
+
+def test_a_first_move_late_by_the_window_only_is_still_played():
+    match, t1, _ = clocked()
+    back(match, seconds=40)
+    play.submit_move(match.public_id, by=actor(match, t1), text="0", ply=0)
+    assert Match.objects.get(pk=match.pk).status == "playing"
+
+
+def test_the_abort_window_follows_its_setting(settings):
+    settings.ABORT_AFTER = 5
+    match, t1, _ = clocked()
+    with pytest.raises(play.Refused, match="for 5 seconds"):
+        play.abort(match.public_id, by=actor(match, t1))
+    back(match, seconds=6)
+    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert 'id="abort"' in page and "you may abort in" not in page
+    back(match, seconds=5)
+    assert play.settle_time(Match.objects.get(pk=match.pk)).ending == "aborted"
+
+
+def test_the_abort_button_counts_down_to_when_it_may_be_pressed():
+    match, t1, t2 = clocked()
+    for token in (t1, t2):
+        page = client_with_token(token).get(match.get_absolute_url()).content.decode()
+        found = re.search(r'<form[^>]*id="abort"[^>]*data-wait-ms="(\d+)"', page)
+        assert found and 25_000 < int(found[1]) <= 30_000
+        assert re.search(r"you may abort in <span data-left>(29|30)</span> s", page)
+        assert re.search(r'<button class="btn secondary" type="submit" disabled>Abort', page)
+    spectator = Client().get(match.get_absolute_url()).content.decode()
+    assert 'id="abort"' not in spectator and "s to make a first move" in spectator
+
+
+def test_a_correspondence_flag_before_both_moved_aborts_without_a_result():
+    match, _t1, _t2 = clocked(control={"clock": "correspondence", "days": 1})
+    back(match, days=1, seconds=1)
+    call_command("finish_overdue")
+    ended = Match.objects.get(pk=match.pk)
+    assert (ended.ending, ended.winner, ended.has_result) == ("aborted", None, False)
+
+
+# ---- the claim's wait, as its setting says ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(60, "a minute"), (2, "2 seconds"), (120, "2 minutes"), (90, "90 seconds")],
+)
+def test_the_claim_panel_says_the_wait_its_setting_gives(settings, seconds, words):
+    settings.ABANDON_AFTER = seconds
+    match, t1, _ = make_match("bit-flip")
+    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert f"Once they have been away for {words}, you may end the game" in page
+    assert f'data-wait-ms="{seconds * 1000}" data-wait-from="#presence-seat2"' in page
+
+
+def test_the_claim_panel_counts_from_when_the_opponent_left():
+    match, t1, _ = make_match("bit-flip")
+    seat2 = presence.seat_set(match.public_id, 2)
+    presence.store().stamp(presence.seen_stamp(seat2), timezone.now().timestamp() - 20)
+    with override_settings(ABANDON_AFTER=60):
+        page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert re.search(r'id="presence-seat2" data-online="no" data-away-ms="2\d{4}"', page)
+    assert re.search(r"\(in <span data-left>(39|40)</span> s\)", page)
+    assert re.search(r'type="submit" disabled>Claim the win', page)
+    presence.store().stamp(presence.seen_stamp(seat2), timezone.now().timestamp() - 61)
+    with override_settings(ABANDON_AFTER=60):
+        page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert re.search(r'type="submit">Claim the win', page)

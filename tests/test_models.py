@@ -51,12 +51,13 @@ def test_the_choices_are_defined_once_and_used_by_the_form():
 def _ended(how: str) -> tuple[Match, str, str]:
     """A finished friend's match (Ada in seat 1, Bob in seat 2) ended ``how``."""
     from games import play
-    from tests.factories import actor
+    from tests.factories import actor, both_moved
 
     match, t1, t2 = make_match("bit-flip", joined=how != "cancelled")
     if how == "cancelled":
         play.resign(match.public_id, by=actor(match, t1))
-    elif how == "resigned":  # Bob resigns: Ada wins
+    elif how == "resigned":  # Bob resigns once both have moved: Ada wins
+        both_moved(match)
         play.resign(match.public_id, by=actor(match, t2))
     elif how == "agreement":
         play.offer_draw(match.public_id, by=actor(match, t1))

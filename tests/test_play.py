@@ -10,7 +10,7 @@ from django.db import connection
 from games import play
 from games.models import Match, Move
 from games.rules import get_game
-from tests.factories import actor, make_match
+from tests.factories import actor, both_moved, make_match
 
 pytestmark = pytest.mark.django_db
 
@@ -121,6 +121,7 @@ def test_join_takes_seat_two_once():
 
 def test_resign_ends_the_game_for_the_other_player():
     match, t1, t2 = make_match("last-bit-standing")
+    both_moved(match)  # before that, a resignation aborts (tests/test_endings.py)
     play.resign(match.public_id, by=actor(match, t2))
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED

@@ -133,9 +133,9 @@ def test_a_divisor_forfeit_replays_and_loses_at_once():
 
 
 def test_a_resigned_match_replays_to_its_last_move_and_says_who_resigned():
-    match = played("bit-flip", ["1"], resign=True)  # Player 2 (Bob) resigns
-    html = Client().get(f"/m/{match.public_id}/replay/?ply=1").content.decode()
-    assert "Player 2 (Bob) resigned." in html
+    match = played("bit-flip", ["1", "2"], resign=True)  # Player 1 (Ada) resigns
+    html = Client().get(f"/m/{match.public_id}/replay/?ply=2").content.decode()
+    assert "Player 1 (Ada) resigned." in html
     assert 'id="replay-next" aria-disabled="true"' in html
 
 

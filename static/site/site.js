@@ -462,3 +462,40 @@
     if (done) e.preventDefault();
   });
 })();
+
+// Countdowns (templates/games/match.html): a [data-wait-ms] counts down from when the page
+// drew it (with data-wait-from, from when that presence mark's player left): its [data-left]
+// shows the seconds to go, and at zero its buttons enable themselves and its [data-wait-text]
+// goes. With data-wait-sync, the page asks for the current board at zero: the server decides.
+(function () {
+  "use strict";
+  var drawn = new WeakMap(), asked = new WeakSet(), socket = null;
+  document.addEventListener("htmx:wsOpen", function (e) { socket = e.detail.socketWrapper; });
+  function age(el) {
+    if (!drawn.has(el)) drawn.set(el, Date.now());
+    return Date.now() - drawn.get(el);
+  }
+  function number(el, name) { return parseInt(el.getAttribute(name) || "0", 10); }
+  function tick() {
+    document.querySelectorAll("[data-wait-ms]").forEach(function (el) {
+      var left = number(el, "data-wait-ms") - age(el), from = el.getAttribute("data-wait-from");
+      if (from) {
+        var mark = document.querySelector(from);
+        left = number(el, "data-wait-ms");
+        if (mark && mark.getAttribute("data-online") === "no") left -= number(mark, "data-away-ms") + age(mark);
+      }
+      var ready = left <= 0;
+      el.querySelectorAll("button").forEach(function (b) { b.disabled = !ready; });
+      el.querySelectorAll("[data-wait-text]").forEach(function (t) { t.hidden = ready; });
+      if (!ready) el.querySelectorAll("[data-left]").forEach(function (n) { n.textContent = String(Math.ceil(left / 1000)); });
+      if (ready && el.hasAttribute("data-wait-sync") && !asked.has(el) && socket) {
+        asked.add(el);
+        socket.send(JSON.stringify({ type: "sync" }));
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", tick);
+  document.addEventListener("htmx:afterSettle", tick);
+  document.addEventListener("htmx:wsAfterMessage", tick);
+  setInterval(tick, 250);
+})();

@@ -14,6 +14,7 @@ from accounts.models import Profile
 from games import play
 from games.models import Match, Move
 from tests.accounts.helpers import account, actor_of, match_of
+from tests.factories import both_moved
 from tests.replays import logged_in
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +28,7 @@ def superuser():
 def games(ada, bob):
     won = match_of(ada, opponent=bob)
     play.submit_move(won.public_id, by=actor_of(ada), text="3", ply=0)
+    both_moved(won)  # before that, a resignation aborts
     play.resign(won.public_id, by=actor_of(bob))
     ongoing = match_of(ada, "last-digit-standing", opponent=bob)
     waiting = match_of(ada, joined=False)
@@ -104,5 +106,5 @@ def test_deleting_an_account_keeps_its_matches_and_their_moves(superuser):
     assert response.status_code == 302
     won.refresh_from_db()
     assert won.seat1_user is None and won.seat2_user == bob
-    assert Move.objects.filter(match=won).count() == 1
+    assert Move.objects.filter(match=won).count() == 2
     assert Match.objects.count() == 4

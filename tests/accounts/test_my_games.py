@@ -13,6 +13,7 @@ from accounts import my_games
 from games import play
 from games.models import Match
 from tests.accounts.helpers import account, actor_of, match_of
+from tests.factories import both_moved
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +69,7 @@ def test_ongoing_first_their_turn_first_then_finished(ada_and_bob):
     hotseat = match_of(ada, "last-digit-standing", mode="hotseat")  # always Ada's turn
     won = match_of(ada, opponent=bob)
     played_once(won, actor_of(ada))
+    both_moved(won)
     play.resign(won.public_id, by=actor_of(bob))
     strangers = match_of(bob, opponent=account("cy"))  # not Ada's
 
@@ -102,6 +104,7 @@ def test_each_row_links_its_match_and_its_replay_when_there_is_one(ada_and_bob):
     play.resign(resigned_at_once.public_id, by=actor_of(ada))  # no move: nothing to replay
     replayable = match_of(ada, opponent=bob)
     played_once(replayable, actor_of(ada))
+    both_moved(replayable)
     play.resign(replayable.public_id, by=actor_of(ada))
 
     html = signed_in(ada).get("/accounts/games/").content.decode()
@@ -118,14 +121,19 @@ def test_each_row_links_its_match_and_its_replay_when_there_is_one(ada_and_bob):
 def finished_matches(ada, bob) -> dict[str, list[Match]]:
     """Ada's finished matches of every kind, by what each is for her."""
     won = match_of(ada, opponent=bob)
+    both_moved(won)
     play.resign(won.public_id, by=actor_of(bob))
     won_second = match_of(bob, "last-digit-standing", opponent=ada)  # Ada in seat 2
+    both_moved(won_second)
     play.resign(won_second.public_id, by=actor_of(bob))
     won_went_second = match_of(ada, "bit-flip-divisor", opponent=bob, first="opponent")
+    both_moved(won_went_second)
     play.resign(won_went_second.public_id, by=actor_of(bob))
     lost = match_of(ada, opponent=None)  # an anonymous opponent
+    both_moved(lost)
     play.resign(lost.public_id, by=actor_of(ada))
     lost_second = match_of(bob, opponent=ada, first="opponent")
+    both_moved(lost_second)
     play.resign(lost_second.public_id, by=actor_of(ada))
     lost_to_computer = match_of(ada, "bit-flip-divisor", mode="computer")
     play.resign(lost_to_computer.public_id, by=actor_of(ada))
@@ -197,8 +205,10 @@ def test_the_finished_list_is_paged_and_the_pages_keep_the_filters(ada_and_bob):
     ada, bob = ada_and_bob
     for _ in range(my_games.FINISHED_PER_PAGE + 3):
         match = match_of(ada, opponent=bob)
+        both_moved(match)
         play.resign(match.public_id, by=actor_of(bob))
     lost = match_of(ada, opponent=bob)
+    both_moved(lost)
     play.resign(lost.public_id, by=actor_of(ada))
     client = signed_in(ada)
     first = client.get("/accounts/games/", {"result": "won"}).content.decode()
@@ -217,6 +227,7 @@ def test_the_finished_list_is_paged_and_the_pages_keep_the_filters(ada_and_bob):
 def test_htmx_asks_for_the_finished_list_alone(ada_and_bob):
     ada, bob = ada_and_bob
     match = match_of(ada, opponent=bob)
+    both_moved(match)
     play.resign(match.public_id, by=actor_of(bob))
     response = signed_in(ada).get("/accounts/games/", {"result": "won"}, **HTMX)
     html = response.content.decode()

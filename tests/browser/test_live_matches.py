@@ -82,7 +82,8 @@ def test_presence_follows_the_opponent_closing_the_page(live_server_url, new_pag
     expect(presence).to_have_text("connected")
     expect(bob.locator(".presence")).to_have_text("connected")
     bob.close()
-    expect(presence).to_have_text("not connected")
+    # Shown away once the grace for a reload has passed (games/presence.py GRACE).
+    expect(presence).to_have_text("not connected", timeout=15_000)
     bob = new_page()
     bob.goto(url)
     # A fresh context is a different browser: it watches, and Ada's opponent stays away.

@@ -101,6 +101,8 @@ def test_resign_then_rematch_takes_both_players_there(live_server_url, new_page,
     wait_for_socket(ada)
     move_button(ada, "last-bit-standing", "0").click()
     wait_for_ply(bob, 1)
+    move_button(bob, "last-bit-standing", "1").click()  # both moved: a resignation counts
+    wait_for_ply(ada, 2)
     ada.once("dialog", lambda dialog: dialog.accept())
     bob.once("dialog", lambda dialog: dialog.accept())
     bob.get_by_role("button", name="Resign").click()

@@ -385,3 +385,13 @@ def waits_on_a_lock(timeout: float = 10.0) -> bool:
                 return True
             time.sleep(0.02)
     return False
+
+
+def test_a_rated_correspondence_flag_before_both_moved_is_aborted_and_changes_nothing():
+    ada, bob = account("ada"), account("bob")
+    match, token1, _ = rated_match(ada, bob, time_control={"clock": "correspondence", "days": 1})
+    play.submit_move(match.public_id, by=actor(match, token1), text="3", ply=0)
+    Match.objects.filter(pk=match.pk).update(turn_started_at=timezone.now() - timedelta(days=2))
+    ended = play.settle_time(Match.objects.get(pk=match.pk))  # Bob never made a first move
+    assert (ended.ending, ended.winner) == (Match.Ending.ABORTED, None)
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
