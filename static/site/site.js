@@ -243,6 +243,20 @@
   });
 })();
 
+// The analysis board: the arrow keys, Home and End press its step buttons (drawn by the
+// server with the replay's ids). The replay page steps by itself (static/site/replay.js).
+(function () {
+  "use strict";
+  var keys = { ArrowLeft: "#replay-previous", ArrowRight: "#replay-next", Home: "#replay-first", End: "#replay-last" };
+  document.addEventListener("keydown", function (e) {
+    var button = keys[e.key] && document.querySelector(keys[e.key]);
+    if (!button || document.getElementById("replay") || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (e.target.closest && e.target.closest("input, select, textarea, [contenteditable]")) return;
+    e.preventDefault();
+    if (button.getAttribute("aria-disabled") !== "true") button.click();
+  });
+})();
+
 // The feel of a match: the last move (pop, sound, words for screen readers), focus kept on
 // the board across swaps, move keys, and the "?" list of keys. Hooks: #board[data-ply],
 // [data-last-move], .last, button[data-key], [role=group], [data-keys-help], #mute, #keys,

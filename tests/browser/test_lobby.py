@@ -277,7 +277,7 @@ def test_play_anyone_and_accept_take_a_name_remembered_for_next_time(
     # Her challenge's page says where it is, not "send this link".
     expect(ada.locator("#listed-note")).to_contain_text("Your challenge is open in the lobby")
     expect(ada.locator("#share")).not_to_contain_text("Send this link to a friend.")
-    expect(ada.locator(".players")).to_contain_text("(Ada) · you")  # first: random
+    expect(ada.locator("#board .player.is-viewer")).to_contain_text("(Ada) · you")  # first: random
     home = ada.context.new_page()
     home.goto(live_server_url + "/")
     expect(home.get_by_label(LOBBY_NAME)).to_have_value("Ada")  # remembered

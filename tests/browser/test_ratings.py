@@ -64,8 +64,8 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
     ada.wait_for_url(re.compile(r"/m/[\w-]+/$"))
     url = ada.url
     expect(ada.locator("#rated")).to_have_text("Rated")
-    expect(ada.locator(".players")).to_contain_text("Player 1 (ada)")
-    expect(ada.locator(".players")).not_to_contain_text("bob")
+    expect(ada.locator("#board .player[data-player='1']")).to_contain_text("Player 1 (ada)")
+    expect(ada.locator("#board .player[data-player='1']")).not_to_contain_text("bob")
 
     # A guest without an account is told to sign in, with no Join button that would fail.
     guest.goto(url)
@@ -84,7 +84,7 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
     expect(bob.locator("#rated-join-account")).to_contain_text("under your account's user name")
     bob.screenshot(path=str(artifacts / "rated-join-account.png"), full_page=True)
     join(bob, url)
-    expect(bob.locator(".players")).to_contain_text("Player 2 (bob)")
+    expect(bob.locator("#board .player[data-player='2']")).to_contain_text("Player 2 (bob)")
     for page in (ada, bob):
         wait_for_socket(page)
         mark_page(page)
