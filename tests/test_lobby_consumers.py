@@ -58,7 +58,7 @@ async def connect(path, token=None, cookie=None, address=None):
     communicator = WebsocketCommunicator(application, path, headers=headers)
     if address:
         communicator.scope["client"] = (address, 50000)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)  # a busy machine: not the point
     assert connected
     return communicator
 
