@@ -117,6 +117,7 @@ async def test_a_socket_killed_mid_handshake_leaves_no_presence_and_no_task(monk
 
 
 async def test_a_socket_killed_after_it_opened_stops_its_heartbeat(monkeypatch):
+    monkeypatch.setattr(presence, "GRACE", 0.2)  # a page that closes reads as gone at once
     monkeypatch.setattr(presence, "CHECK", 0.05)
     monkeypatch.setattr(presence, "HEARTBEAT", 0.1)
     match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
