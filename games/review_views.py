@@ -209,14 +209,23 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
     }
 
 
-@require_GET
-def replay(request, public_id):
+def _replayable(request, public_id):
+    """The match whose replay (or frames) this viewer asks for, or the answer that says
+    why they may not have it: (match, None) or (None, response)."""
     match = play.settle_time(get_object_or_404(Match, public_id=public_id))
     if not may_review(request.user, match):
-        return review.closed_response(request, match)
+        return None, review.closed_response(request, match)
     refusal = replay_refusal(match)
     if isinstance(refusal, NothingToReplay):
-        return review.closed_response(request, match, nothing=refusal.message)
+        return None, review.closed_response(request, match, nothing=refusal.message)
+    return match, None
+
+
+@require_GET
+def replay(request, public_id):
+    match, closed = _replayable(request, public_id)
+    if closed is not None:
+        return closed
     seen = review.review(match, _ply(request.GET.get("ply"), match.ply))
     partial = request.htmx and not request.htmx.history_restore_request
     frame, summary, last = seen.frame, seen.summary, seen.last_ply
@@ -269,12 +278,9 @@ def replay(request, public_id):
 def replay_frames(request, public_id):
     """Every ply's frame of a replay of up to HELD plies, for its page to hold (the page
     asks once it has loaded); the same rights as the replay."""
-    match = play.settle_time(get_object_or_404(Match, public_id=public_id))
-    if not may_review(request.user, match):
-        return review.closed_response(request, match)
-    refusal = replay_refusal(match)
-    if isinstance(refusal, NothingToReplay):
-        return review.closed_response(request, match, nothing=refusal.message)
+    match, closed = _replayable(request, public_id)
+    if closed is not None:
+        return closed
     seen = review.review(match, match.ply)
     presenter = presenter_for(match.rules)
     context = {"held": held_frames(match, seen.window, seen.last_ply, presenter)}
