@@ -69,6 +69,21 @@ def redis_answers_again():
     redis_guard.reset()
 
 
+@pytest.fixture(autouse=True)
+def a_channel_layer_per_test():
+    """Each async test runs its sockets on an event loop of its own, and channels-redis's
+    layer keeps asyncio locks bound to the loop that first used them: one receive cut off
+    when a test's loop closed left its lock held, and every socket of every later test in
+    that worker was closed with 4503 ("bound to a different event loop"). A layer per test:
+    Channels builds its layers again whenever CHANNEL_LAYERS changes (Django's
+    ``setting_changed``), on entering and on leaving."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    with override_settings(CHANNEL_LAYERS=settings.CHANNEL_LAYERS):
+        yield
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """On SQLite, a file-backed test database, so that a live server in another process

@@ -38,6 +38,19 @@
   }
 
   if (window.htmx) htmx.config.wsReconnectDelay = backoff;
+
+  // A form drawn by a push was rendered once for every viewer, so it holds no CSRF token of
+  // this browser's: htmx sends the page's own (the body's hx-headers). Should the browser ever
+  // send such a form itself, it carries the page's token too, not a "page has expired".
+  document.addEventListener("submit", function (e) {
+    var form = e.target, token = /"X-CSRFToken": *"([^"]+)"/.exec(document.body.getAttribute("hx-headers") || "");
+    if (!token || (form.method || "").toLowerCase() !== "post" || form.querySelector("[name=csrfmiddlewaretoken]")) return;
+    var input = document.createElement("input");
+    input.type = "hidden";
+    input.name = "csrfmiddlewaretoken";
+    input.value = token[1];
+    form.appendChild(input);
+  }, true);
   var hadRematch = !!document.querySelector("#rematch-link");
 
   document.addEventListener("htmx:wsOpen", function (e) {

@@ -15,12 +15,14 @@ from tests.browser.helpers import (
     board_ply,
     create_match,
     join,
+    mark_page,
     move_button,
     open_typed,
     play,
     status,
     wait_for_ply,
     wait_for_socket,
+    was_not_reloaded,
 )
 
 pytestmark = pytest.mark.browser
@@ -363,3 +365,60 @@ def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
     bob.wait_for_function("n => window.__boardsShown > n", arg=shown)  # asked again, shown
     expect(bob.locator("#join-name")).to_be_visible()
     assert bob.console_errors == []
+
+
+def test_a_board_just_swapped_in_takes_a_press_at_once(live_server_url, new_page):
+    """CI caught it: a move key pressed the moment a board appeared went past htmx, which
+    took over the new board's buttons only 20 ms after it swapped in a POST's answer, so the
+    browser sent the form itself and the page navigated away. Boards now settle as they are
+    swapped in. Here every board is pressed the moment it is in (a microtask runs once
+    htmx's swap is done with it: sooner than any key can come), whether the POST's answer
+    or the push brought it (which comes first varies; the push always settled at once)."""
+    page = new_page()
+    create_match(page, live_server_url, "bit-flip", opponent="hotseat")
+    wait_for_socket(page)
+    mark_page(page)
+    page.evaluate(
+        """() => {
+             const pressed = new Set();
+             const press = () => {
+               const b = document.getElementById("board"), ply = b && b.dataset.ply;
+               if (!ply || ply === "0" || ply === "6" || pressed.has(ply)) return;
+               pressed.add(ply);
+               queueMicrotask(() => document.querySelector("#board button[name=move]").click());
+             };
+             document.addEventListener("htmx:afterSwap", press);
+             document.addEventListener("htmx:wsAfterMessage", press);
+           }"""
+    )
+    move_button(page, "bit-flip", "3").click()
+    wait_for_ply(page, 6)
+    assert was_not_reloaded(page)
+    assert len(moves_made()) == 6
+
+
+def test_a_pushed_form_the_browser_sends_itself_carries_the_page_token(live_server_url, new_page):
+    """A board that arrives by push was drawn once for every viewer of its kind, so its forms
+    hold no CSRF token of this browser's. Should the browser send one itself (htmx not yet
+    holding it), site.js gives it the page's token: the move is made, not "page has expired"."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    join(bob, url, name="Bob")
+    wait_for_socket(ada)
+    play(ada, "bit-flip", "3")
+    play(bob, "bit-flip", "5 6")
+    wait_for_ply(ada, 2)  # pushed to Ada
+    form = ada.locator("#board form", has=ada.locator("button[name=move]")).first
+    assert form.locator("[name=csrfmiddlewaretoken]").count() == 0
+    # A copy htmx never took over: the browser itself sends it.
+    ada.evaluate(
+        """() => {
+             const copy = document.querySelector("#board button[name=move]").form.cloneNode(true);
+             copy.removeAttribute("hx-post");
+             document.getElementById("main").appendChild(copy);
+             copy.querySelector("button[name=move][data-key='7']").click();
+           }"""
+    )
+    wait_for_ply(ada, 3)
+    expect(ada.locator("h1")).not_to_have_text("This page has expired")
+    assert moves_made() == ["3", "5 6", "7"]
