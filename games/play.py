@@ -655,7 +655,9 @@ def computer_move(public_id: str) -> Match | None:
 def resign(public_id: str, *, by: Actor) -> Match:
     """The acting player resigns (on one device: the player to move); the other wins.
 
-    Before anyone has joined, this cancels the match instead, with no winner.
+    Before anyone has joined, this cancels the match instead, with no winner; in a friend's
+    match in which a player has not moved yet, it aborts it, with no result
+    (``rights.resigning_aborts``).
     """
 
     def change() -> Match:
@@ -674,8 +676,11 @@ def resign(public_id: str, *, by: Actor) -> Match:
             player = position.to_move
         else:
             player = match.player_of_seat(seats.pop())
-        new = game.resign(position, player)
         by_seat = match.seat_of_player(player)
+        if rights.resigning_aborts(match):  # a player has not moved: no result
+            ending = Match.Ending.ABORTED
+            return _save(match, _finish(match, ending, winner_seat=None, by=by_seat, now=now))
+        new = game.resign(position, player)
         changes = _finish(
             match, Match.Ending.RESIGNED, winner_seat=3 - by_seat, by=by_seat, now=now
         )

@@ -207,6 +207,15 @@ def resign_refusal(match: Match, seats) -> Refused | None:
     return None
 
 
+def resigning_aborts(match: Match) -> bool:
+    """A friend's match in which a player has not moved yet: resigning aborts it, with no
+    result and no rating change (a game in which a player has not moved counts for nothing,
+    as on lichess; a flag then aborts it too: games.play._settled_on_time)."""
+    return (
+        match.mode == Match.Mode.FRIEND and match.status == Match.Status.PLAYING and match.ply < 2
+    )
+
+
 def one_player_both_sides(match: Match) -> bool:
     """A friend's match whose two seats are one account's, or one browser's: never made
     now (``join_refusal``, and signing in claims no such seat: games.play.claim_seats),
@@ -370,6 +379,7 @@ class Rights:
 
     move: bool
     resign: bool
+    resign_aborts: bool  # resigning now aborts the game, with no result (resigning_aborts)
     rematch: bool
     join: bool
     hints: bool
@@ -388,6 +398,7 @@ def rights(match: Match, viewer: Viewer, *, to_move: int, now) -> Rights:
     return Rights(
         move=move_refusal(match, seats, to_move=to_move) is None,
         resign=resign_refusal(match, seats) is None,
+        resign_aborts=resigning_aborts(match),
         rematch=rematch_refusal(match, seats) is None,
         # The spectators' board is shared by the signed-in and the anonymous: it offers the
         # seat of a rated match to both and says that it needs an account (the board's

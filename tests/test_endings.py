@@ -433,6 +433,46 @@ def test_a_correspondence_flag_before_both_moved_aborts_without_a_result():
     assert (ended.ending, ended.winner, ended.has_result) == ("aborted", None, False)
 
 
+@pytest.mark.parametrize(("moves", "who"), [(0, 1), (0, 2), (1, 1), (1, 2)])
+def test_resigning_before_both_moved_aborts_without_a_result(moves, who):
+    """Issue 22: a game in which a player has not moved counts for nothing, as on lichess
+    (14 rated games resigned at once had moved two accounts by 162 points each)."""
+    match, t1, t2 = make_match("bit-flip")
+    if moves:
+        play.submit_move(match.public_id, by=actor(match, t1), text="3", ply=0)
+    ended = play.resign(match.public_id, by=actor(match, {1: t1, 2: t2}[who]))
+    assert (ended.ending, ended.winner, ended.has_result, ended.ended_by) == (
+        "aborted",
+        None,
+        False,
+        who,
+    )
+    name = {1: "Player 1 (Ada)", 2: "Player 2 (Bob)"}[who]
+    assert ended.result_text == f"Aborted by {name} before both players had moved: no result."
+    assert ended.headline(frozenset({1})) == "Aborted: no result"
+
+
+def test_once_both_moved_resigning_loses_and_the_button_says_which():
+    match, t1, t2 = make_match("bit-flip")
+    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert "A player has not moved yet, so it is aborted, with no result." in page
+    play.submit_move(match.public_id, by=actor(match, t1), text="3", ply=0)
+    play.submit_move(match.public_id, by=actor(match, t2), text="5", ply=1)
+    page = client_with_token(t1).get(match.get_absolute_url()).content.decode()
+    assert 'hx-confirm="Resign this game?"' in page and "not moved yet" not in page
+    ended = play.resign(match.public_id, by=actor(match, t1))
+    assert (ended.ending, ended.winner) == ("resigned", 2)
+
+
+def test_on_one_device_or_against_the_computer_resigning_at_once_still_loses():
+    """Only a friend's match is aborted: on one device or against the computer nobody else's
+    game is at stake, and the board says who won."""
+    for mode in ("hotseat", "computer"):
+        match, t1, _ = make_match("bit-flip", mode=mode)
+        ended = play.resign(match.public_id, by=actor(match, t1))
+        assert ended.ending == "resigned" and ended.winner == 2
+
+
 # ---- the claim's wait, as its setting says ------------------------------------------
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from games.models import Match, Move
 from games.rules import GAMES
-from tests.factories import client_with_token, make_match, mover_token
+from tests.factories import both_moved, client_with_token, make_match, mover_token
 
 pytestmark = pytest.mark.django_db
 SLUGS = [game.slug for game in GAMES]
@@ -346,6 +346,7 @@ def test_hotseat_tells_whose_turn_it_is():
 
 def test_resign_and_rematch_through_the_views():
     match, t1, t2 = make_match("bit-flip")
+    both_moved(match)
     c1, c2 = client_with_token(t1), client_with_token(t2)
     response = c1.post(f"/m/{match.public_id}/resign", **HTMX)
     assert "You lose" in response.content.decode()

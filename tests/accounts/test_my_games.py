@@ -101,7 +101,8 @@ def test_each_row_links_its_match_and_its_replay_when_there_is_one(ada_and_bob):
     cancelled = match_of(ada, joined=False)
     play.resign(cancelled.public_id, by=actor_of(ada))  # before anyone joined: cancelled
     resigned_at_once = match_of(ada, opponent=bob)
-    play.resign(resigned_at_once.public_id, by=actor_of(ada))  # no move: nothing to replay
+    # No move: resigning aborts it (no result), and there is nothing to replay.
+    play.resign(resigned_at_once.public_id, by=actor_of(ada))
     replayable = match_of(ada, opponent=bob)
     played_once(replayable, actor_of(ada))
     both_moved(replayable)
@@ -115,7 +116,7 @@ def test_each_row_links_its_match_and_its_replay_when_there_is_one(ada_and_bob):
     for match in (ongoing, cancelled, resigned_at_once):
         assert "/replay/" not in row_html(html, match)
     assert "Other" in row_html(html, cancelled)
-    assert "Lost" in row_html(html, resigned_at_once)
+    assert "Other" in row_html(html, resigned_at_once)
 
 
 def finished_matches(ada, bob) -> dict[str, list[Match]]:

@@ -38,8 +38,23 @@ def placed(page, where: str) -> int:
     return int(page.locator(f".player.{where}").get_attribute("data-player"))
 
 
+# Read in one task of the page, from the selector: a redraw may replace an element between
+# a locator's finding it and a look at it (a detached element has no box and no style).
+LOOK = """([s, what]) => {
+  const el = document.querySelector(s);
+  if (!el) return null;
+  if (what !== "box") return getComputedStyle(el)[what];
+  const r = el.getBoundingClientRect();
+  return { x: r.x, y: r.y, width: r.width, height: r.height };
+}"""
+
+
+def look(page, selector: str, what: str):
+    return page.evaluate(LOOK, [selector, what])
+
+
 def box(page, selector: str) -> dict:
-    return page.locator(selector).bounding_box()
+    return look(page, selector, "box")
 
 
 def set_time(url: str, seat: int, ms: int) -> None:
@@ -101,11 +116,11 @@ def test_large_clocks_beside_the_board_the_viewers_below(
         else:  # stacked: one above the board, one below it
             assert above["y"] + above["height"] <= board["y"]
             assert below["y"] >= board["y"] + board["height"]
-        size = page.locator(".above .clock").evaluate("el => getComputedStyle(el).fontSize")
+        size = look(page, ".above .clock", "fontSize")
         assert float(size.rstrip("px")) >= 26  # large
         # The running clock stands out from the other one.
-        background = "el => getComputedStyle(el).backgroundColor"
-        assert clock_of(page, 1).evaluate(background) != clock_of(page, 2).evaluate(background)
+        clocks = [f".player[data-player='{n}'] .clock" for n in (1, 2)]
+        assert look(page, clocks[0], "backgroundColor") != look(page, clocks[1], "backgroundColor")
         assert not page.evaluate(SIDEWAYS)
     shots = f"clocks-{width}-{scheme}"
     ada.screenshot(path=str(artifacts / f"{shots}-your-turn.png"), full_page=True)

@@ -165,3 +165,40 @@ def test_the_servers_abort_survives_a_restart(daphne, new_page):
     for page in (ada, bob):
         expect(status(page)).to_have_text("Aborted: no result", timeout=30_000)
     assert Match.objects.get().ending == "aborted"
+
+
+@pytest.mark.parametrize("width", [360, 1100])
+def test_resigning_before_both_moved_aborts_the_game_on_every_page(
+    live_server_url, new_page, width
+):
+    """Issue 22: a game in which a player has not moved counts for nothing. Resign says so
+    before it is pressed, and every page shows an aborted game, with no winner."""
+    viewport = {"width": width, "height": 800}
+    ada, bob, eve = (new_page(viewport=viewport) for _ in range(3))
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
+    join(bob, url, name="Bob")
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        wait_for_socket(page)
+    move_button(ada, "bit-flip", "3").click()
+    wait_for_ply(bob, 1)
+    asked = []
+
+    def answer(dialog):
+        asked.append(dialog.message)
+        dialog.accept()
+
+    bob.once("dialog", answer)
+    bob.get_by_role("button", name="Resign").click()
+    for page in (ada, bob, eve):
+        expect(page.locator("#result")).to_have_text(
+            "Aborted by Player 2 (Bob) before both players had moved: no result."
+        )
+        expect(status(page)).to_have_text("Aborted: no result")
+    assert asked == [
+        "Leave this game? A player has not moved yet, so it is aborted, with no result."
+    ]
+    match = Match.objects.get()
+    assert (match.ending, match.winner) == ("aborted", None)
+    for page in (ada, bob, eve):
+        assert page.console_errors == []

@@ -35,8 +35,27 @@ LONG = "W" * 40  # one unbroken 40-character name: the widest there is
 NARROW = {"width": 360, "height": 780}
 WIDE = {"width": 1100, "height": 900}
 SIDEWAYS = "document.documentElement.scrollWidth > window.innerWidth"
-CUT_SHORT = "el => el.scrollWidth > el.clientWidth"
-WHOLE = "el => el.scrollWidth <= el.clientWidth"
+# Measured in one go, in one task of the page, from the selector: a redraw (the socket's
+# first board, on a busy machine) may replace an element between a locator's finding it and
+# a look at it, and a detached element measures 0 x 0.
+CUT_SHORT = (
+    "s => { const el = document.querySelector(s); return !!el && el.scrollWidth > el.clientWidth; }"
+)
+WHOLE_WHEN = """([s, state]) => {
+  const el = document.querySelector(s + state);
+  return !!el && el.scrollWidth <= el.clientWidth;
+}"""
+
+
+def cut_short(page: Page, selector: str) -> None:
+    """The element at ``selector`` is cut short (an ellipsis): waited for, as expect does."""
+    until_sync(lambda: page.evaluate(CUT_SHORT, selector), timeout=10)
+
+
+def whole_when(page: Page, selector: str, state: str, act) -> None:
+    """After ``act``, the element at ``selector`` is shown whole while in ``state``
+    (":focus", ":hover"); acted on again if a redraw replaced it meanwhile."""
+    until_sync(lambda: (act(), page.evaluate(WHOLE_WHEN, [selector, state]))[1], timeout=10)
 
 
 def shots(page: Page, path) -> None:
@@ -66,9 +85,8 @@ def test_a_40_character_name_never_scrolls_the_draw_offer_or_the_watch_page_side
         offer = page.locator("#draw-offer")
         expect(offer).to_contain_text("offers a draw.")
         assert not page.evaluate(SIDEWAYS)
-        name = offer.locator(".name")
-        expect(name).to_have_attribute("title", LONG)
-        assert name.evaluate(CUT_SHORT)
+        expect(offer.locator(".name")).to_have_attribute("title", LONG)
+        cut_short(page, "#draw-offer .name")
         assert not page.evaluate(SIDEWAYS)
     shots(eve, artifacts / "layout-draw-offer-360.png")
     watcher = new_page(viewport=NARROW)
@@ -91,17 +109,16 @@ def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(
     create_match(
         page, live_server_url, "bit-flip", opponent="hotseat", name=LONG, opponent_name="Bob"
     )
-    name = page.locator("[data-player='1'] .name")
+    selector = "[data-player='1'] .name"
+    name = page.locator(selector)
     expect(name).to_have_attribute("title", LONG)
-    assert name.evaluate(CUT_SHORT)
+    cut_short(page, selector)
     expect(page.locator("[data-player='2']")).to_contain_text("Player 2 (Bob)")
     expect(page.locator("[data-player='2'] .name")).to_have_count(0)  # short: plain text
-    # A redraw of the board (the socket's first board, on a busy machine) may replace the
-    # name between the action and the look: the locator finds the new one, acted on again.
-    until_sync(lambda: (name.focus(), name.evaluate(WHOLE))[1], timeout=10)  # for the keyboard
-    name.evaluate("el => el.blur()")
-    assert name.evaluate(CUT_SHORT)
-    until_sync(lambda: (name.hover(), name.evaluate(WHOLE))[1], timeout=10)
+    whole_when(page, selector, ":focus", name.focus)  # for the keyboard
+    page.evaluate("s => document.querySelector(s).blur()", selector)
+    cut_short(page, selector)
+    whole_when(page, selector, ":hover", name.hover)
     assert not page.evaluate(SIDEWAYS)
 
 
@@ -220,13 +237,16 @@ def _safe_bits(count: int) -> list[str]:
     return moves
 
 
-def one_row(page: Page, tiles, count: int) -> None:
-    expect(tiles).to_have_count(count)
+def one_row(page: Page, selector: str, count: int) -> None:
+    expect(page.locator(selector)).to_have_count(count)
     # One row: every tile's top within half a tile of the others' (a move button is raised
-    # by 2 px, the last move pops).
-    boxes = tiles.evaluate_all(
-        "els => els.map(e => [e.getBoundingClientRect().top, e.getBoundingClientRect().height])"
+    # by 2 px, the last move pops). Measured in one task of the page (CUT_SHORT).
+    boxes = page.evaluate(
+        """s => [...document.querySelectorAll(s)].map(
+             e => [e.getBoundingClientRect().top, e.getBoundingClientRect().height])""",
+        selector,
     )
+    assert len(boxes) == count, boxes
     tops = [top for top, _ in boxes]
     assert max(tops) - min(tops) < min(height for _, height in boxes) / 2, boxes
     assert not page.evaluate(SIDEWAYS)
@@ -255,14 +275,14 @@ def test_a_players_board_is_one_row_at_360_px(
         opponent_name="Bob",
     )
     wait_for_socket(page)
-    one_row(page, page.locator(f"#board {tiles}"), count)
+    one_row(page, f"#board {tiles}", count)
     moves, _ = SCRIPTS[slug]
     move_button(page, slug, moves[0]).click()
     wait_for_ply(page, 1)
-    one_row(page, page.locator(f"#board {tiles}"), count)
+    one_row(page, f"#board {tiles}", count)
     shots(page, artifacts / f"layout-{slug}-360.png")
     page.set_viewport_size(WIDE)
-    one_row(page, page.locator(f"#board {tiles}"), count)
+    one_row(page, f"#board {tiles}", count)
     assert page.console_errors == []
 
 
@@ -283,7 +303,7 @@ def test_a_sequence_is_one_row_of_tiles_at_360_px(
     page.goto(live_server_url + match.get_absolute_url())
     wait_for_socket(page)
     tiles = page.locator("#board #binary > .bit")
-    one_row(page, tiles, count)
+    one_row(page, "#board #binary > .bit", count)
     expect(tiles.last).to_have_class(re.compile(r"\blast\b"))  # the last move, marked
     binary = match.current.binary if slug == "last-bit-standing" else match.current.bits
     label = page.locator("#binary").get_attribute("aria-label")
@@ -293,7 +313,7 @@ def test_a_sequence_is_one_row_of_tiles_at_360_px(
         expect(page.locator(".facts")).to_contain_text(binary)  # the whole number, in words
     shots(page, artifacts / f"layout-{slug}-{len(moves)}-360.png")
     page.set_viewport_size(WIDE)
-    one_row(page, tiles, count)
+    one_row(page, "#board #binary > .bit", count)
     assert page.console_errors == []
 
 
@@ -334,7 +354,10 @@ def test_one_result_headline_and_a_draw_looks_apart_from_a_win_and_a_loss(
         expect(page.locator("#result")).to_contain_text(sentence)
         # The status line says it to screen readers only: the headline is shown once.
         expect(status(page)).to_have_text(headline)
-        assert status(page).evaluate("el => el.getBoundingClientRect().height") <= 1
+        assert (
+            page.evaluate("() => document.getElementById('status').getBoundingClientRect().height")
+            <= 1
+        )
         assert not page.evaluate(SIDEWAYS)
         for theme in ("light", "dark"):
             looks[theme, kind] = colours(page, theme)

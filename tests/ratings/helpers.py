@@ -8,7 +8,7 @@ from django.test import Client
 
 from games import play
 from games.models import Match, new_secret
-from tests.factories import actor, client_with_token
+from tests.factories import actor, both_moved, client_with_token
 
 
 def account(name: str):
@@ -28,7 +28,9 @@ def rated_match(user1, user2, game="bit-flip", *, rated=True, **kwargs):
 
 
 def resign(match: Match, token: str) -> Match:
-    """The holder of ``token`` resigns (and loses)."""
+    """The holder of ``token`` resigns (and loses), once both players have moved (before,
+    resigning aborts the game: games.rights.resigning_aborts)."""
+    both_moved(match)
     return play.resign(match.public_id, by=actor(match, token))
 
 

@@ -8,6 +8,7 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
+from tests.factories import both_moved
 from tests.ratings.helpers import account, rated_match, resign
 from tests.test_consumers import connect
 
@@ -31,6 +32,7 @@ def notes(html: str) -> str:
 @database_sync_to_async
 def rated_game():
     match, token1, token2 = rated_match(account("ada"), account("bob"))
+    both_moved(match)  # before, resigning would abort it
     return match, token1, token2
 
 

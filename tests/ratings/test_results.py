@@ -203,6 +203,14 @@ def test_an_aborted_rated_match_changes_nothing():
     assert not Rating.objects.exists() and not RatingChange.objects.exists()
 
 
+def test_a_rated_match_resigned_before_both_moved_changes_nothing():
+    ada, bob = account("ada"), account("bob")
+    match, _, token2 = rated_match(ada, bob)
+    ended = play.resign(match.public_id, by=actor(match, token2))
+    assert (ended.ending, ended.has_result) == (Match.Ending.ABORTED, False)
+    assert not Rating.objects.exists() and not RatingChange.objects.exists()
+
+
 def test_a_cancelled_rated_match_changes_nothing():
     ada = account("ada")
     token = "ada-browser"
