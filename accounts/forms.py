@@ -11,6 +11,7 @@ from django.core.validators import MaxLengthValidator
 
 from accounts.my_games import RESULT_CHOICES
 from games.models import Match
+from games.names import passes_for_an_account
 
 USERNAME_MAX = 30  # shown next to names of up to 40 characters, on a 360 px screen
 
@@ -36,6 +37,17 @@ class SignUpForm(UserCreationForm):
         )
         username.validators.append(MaxLengthValidator(USERNAME_MAX))
         self.fields["email"].widget.attrs["autocomplete"] = "email"
+
+    def clean_username(self):
+        """Django's checks, then: no other account's user name may read the same
+        (games/names.py: case, spacing and look-alike letters aside)."""
+        username = super().clean_username()
+        if username and passes_for_an_account(username):
+            raise forms.ValidationError(
+                "That user name reads as another account's: please choose another.",
+                code="looks_taken",
+            )
+        return username
 
 
 class NameLengthChecked:

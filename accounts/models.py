@@ -4,6 +4,10 @@ A browser holds a seat by the secret in its session (games/boards.session_token)
 account's seats are held by the account's secret, which signing in puts into the session
 (accounts/signin.py). The secret is never shown, not even in the admin: it is as good as
 the password for moving in the account's matches.
+
+A profile also keeps what the account's user name reads as (``name_look``), so that no
+display name and no other account's user name passes for it (games/names.py). Every account
+has a profile: one is made (or its look brought up to date) whenever a user is saved.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ class Profile(models.Model):
     token = models.CharField(
         "seat secret", max_length=64, unique=True, default=new_secret, editable=False
     )
+    # What the user name reads as (games.names.look): no other name may read the same.
+    name_look = models.CharField(max_length=150, db_index=True, default="", editable=False)
 
     def __str__(self) -> str:
         return f"profile of {self.user}"

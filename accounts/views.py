@@ -27,7 +27,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import my_games
 from accounts.forms import GamesFilter, SignInForm, SignUpForm
-from accounts.models import Profile
 from games.http import see_other
 from games.views import limited
 
@@ -69,8 +68,7 @@ def _sign_up(request):
         return _signup_page(request, form, status=400)
     try:
         with transaction.atomic():
-            user = form.save()
-            Profile.objects.create(user=user)
+            user = form.save()  # and its profile (accounts/names.py)
     except IntegrityError:  # the same name, signed up by someone else a moment ago
         form.add_error("username", "That user name was just taken: please choose another.")
         return _signup_page(request, form, status=400)

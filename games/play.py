@@ -24,18 +24,16 @@ import logging
 import random
 import secrets as secrets_module
 import threading
-import unicodedata
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import boards, clock, live, presence, rights, signals, timers
+from games import boards, clock, live, names, presence, rights, signals, timers
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
     GameOver,
@@ -73,28 +71,19 @@ class Actor:
         return self.seats
 
 
-def clean_name(text: str) -> str:
-    """A display name as typed: printable characters only, at most 40."""
-    text = "".join(ch for ch in str(text) if unicodedata.category(ch)[0] != "C")
-    return " ".join(text.split())[:40].rstrip()
-
-
 def display_name(typed: str, user=None, *, rated: bool = False) -> str:
     """The name a seat goes by, the one rule for every seat written: on a rated match the
     account's user name, whatever was typed; else the name typed (cleaned), which may not
-    be the user name of an account other than ``user``'s, in any case (NameTaken)."""
+    pass for the user name of an account other than ``user``'s (games/names.py: case,
+    spacing and look-alike letters aside), or NameTaken."""
     if rated and user is not None:
-        return clean_name(user.get_username())
-    name = clean_name(typed)
-    if name:
-        accounts = get_user_model().objects.filter(username__iexact=name)
-        if user is not None:
-            accounts = accounts.exclude(pk=user.pk)
-        if accounts.exists():
-            raise rights.NameTaken(
-                f"“{name}” is the user name of an account: choose another name"
-                f"{'' if user is not None else ' (or sign in, if it is yours)'}."
-            )
+        return names.clean(user.get_username())
+    name = names.clean(typed)
+    if name and names.passes_for_an_account(name, user):
+        raise rights.NameTaken(
+            f"“{name}” reads as the user name of an account: choose another name"
+            f"{'' if user is not None else ' (or sign in, if it is yours)'}."
+        )
     return name
 
 

@@ -4,6 +4,8 @@ in full then). Screen readers read the whole name either way. A name of at most 
 characters is never cut short (site.css gives a name 14em): it is drawn as plain text.
 
 - ``{{ name|name }}``: a bare name ("Ada", a lobby row's "by Ada").
+- ``{{ message|labels }}``: a message not tied to a match on the page (a flash: "You
+  joined: you are Player 2 (Ada)"): each "Player N (name)" in it drawn as a name.
 - ``{{ text|names:match }}``: a sentence with the match's players in it, as
   ``Match.player_name`` calls them ("Waiting for Player 1 (Ada)"): each typed name in it
   is drawn as a name. ``names_hover``: the same without the focus (the move list, where
@@ -66,6 +68,16 @@ def _labels(match) -> list[str]:
 @register.filter
 def name(value) -> SafeString:
     return name_html(value) if value not in (None, "") else ""
+
+
+# "Player 1 (Ada)" in a message: the name up to the last ")" before the end of a clause.
+IN_TEXT = re.compile(r"Player [12] \((?:[^()]|\([^()]*\))+\)")
+
+
+@register.filter
+def labels(value) -> SafeString:
+    text = str(value)
+    return with_names(text, IN_TEXT.findall(text))
 
 
 @register.filter

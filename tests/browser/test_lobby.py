@@ -312,7 +312,7 @@ def test_a_signed_in_player_goes_by_the_user_name_and_no_name_imitates_an_accoun
     eve.get_by_label(LOBBY_NAME).fill("ADA")
     _play_anyone(eve).click()
     expect(eve.locator(".flash")).to_contain_text(
-        "“ADA” is the user name of an account: choose another name"
+        "“ADA” reads as the user name of an account: choose another name"
     )
     assert not Match.objects.exists()  # nothing changed
     assert no_sideways_scroll(eve)
