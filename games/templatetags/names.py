@@ -42,7 +42,14 @@ def label_html(label: str, *, focusable: bool = True) -> SafeString:
     found = LABEL.match(label)
     if found is None:
         return conditional_escape(label)
-    return format_html("{}{})", found.group(1), name_html(found.group(2), focusable=focusable))
+    name = found.group(2)
+    if len(name) <= LONG:
+        return conditional_escape(label)
+    # One box, kept on one line, whose name gives way (site.css): "Player 1 (WWW…)", never
+    # "Player 1 (" on one line and the name on the next.
+    return format_html(
+        '<span class="named">{}{})</span>', found.group(1), name_html(name, focusable=focusable)
+    )
 
 
 def with_names(text: str, labels, *, focusable: bool = True) -> SafeString:
