@@ -163,7 +163,7 @@ def test_the_page_holds_every_plys_frame_drawn_by_the_server():
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     html = Client().get(f"/m/{match.public_id}/replay/").content.decode()
     # The page asks for the frames once it has loaded: they are not in its first load.
-    assert f'hx-get="/m/{match.public_id}/replay/frames"' in html
+    assert f'data-frames="/m/{match.public_id}/replay/frames"' in html
     assert "<template data-frame" not in html
     held = Client().get(f"/m/{match.public_id}/replay/frames").content.decode()
     assert held.startswith('<div id="replay-frames" hidden>')

@@ -75,15 +75,38 @@
     if (target !== now && held(target)) { show(target); now = target; }
     if (target === now) { target = null; record(now); return; }
     if (busy) return;
-    if (!window.htmx) { location.assign(urlFor(target)); return; }
     busy = true;
     var asked = target;
     var done = function () { // go on only if the answer is the ply asked for (no loop on errors)
       busy = false;
       if (root() && num(root(), "data-ply") === asked) pump(); else target = null;
     };
-    htmx.ajax("GET", urlFor(asked), { target: "#replay", swap: "outerHTML" }).then(done, done);
+    // The server answers a request marked as htmx's with the #replay partial alone.
+    get(urlFor(asked), { "HX-Request": "true" }).then(function (html) {
+      var r = root();
+      if (r) r.outerHTML = html;
+    }).then(done, done);
   }
+
+  function get(url, headers) {
+    return fetch(url, { headers: headers || {}, credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    });
+  }
+
+  // Every ply's frame, asked for once the page is there (a match of up to HELD plies).
+  function loadFrames() {
+    var slot = document.getElementById("replay-frames"), url = slot && slot.getAttribute("data-frames");
+    if (!url) return;
+    get(url).then(function (html) {
+      var now = document.getElementById("replay-frames");
+      if (now) now.outerHTML = html;
+      pump();
+    }, function () { /* without them, each step asks the server */ });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", loadFrames);
+  else loadFrames();
 
   // Go to ``ply``; "push" makes a new history entry, "replace" moves the current one.
   function go(ply, how) {

@@ -141,10 +141,14 @@ def test_a_replays_boards_come_after_its_first_load(made_like_make_run):
     status, body, _ = fetch(made_like_make_run, path)
     assert status == 200 and match.ply == HELD - 1
     page = zlib.decompress(body, 16 + zlib.MAX_WBITS).decode()
-    assert "<template data-frame" not in page and f'hx-get="{path}frames"' in page
+    assert "<template data-frame" not in page and f'data-frames="{path}frames"' in page
     status, body, _ = fetch(made_like_make_run, f"{path}frames")
     assert status == 200
     assert zlib.decompress(body, 16 + zlib.MAX_WBITS).decode().count("<template data-frame") == HELD
+    # Its first load (the page with its move list and strip of 199 plies, and its assets).
+    total, line = first_load(made_like_make_run, path)
+    print(line)
+    assert total < FIRST_LOAD_LIMIT, line
 
 
 class RawSocket:
