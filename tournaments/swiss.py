@@ -34,25 +34,27 @@ the absolute limit of two (no strong or mild preferences, no "three times the sa
 row" rule, no exception for the leaders in the last round).
 
 networkx's matching is pure Python and slows down fast with the number of pairs it weighs
-(400 players and every pair between them take 9 s). So its graph first holds only the pairs
-at most `WINDOW` ranks apart, which is where the weights look anyway: on 40 random events of
-97 to 150 players, 3 to 7 rounds in, it paired every one as well as the whole graph did (equal
-costs at every priority). Only if that graph cannot pair everyone is the window widened
-(doubled, up to the whole field), so `NoPairing` still means that no complete pairing exists.
-The one rule this adds: two players more than `WINDOW` ranks apart meet only when nothing
-nearer pairs everyone.
+(400 players and every pair between them take 9 s). So its graph first holds, for each player,
+only the pairs with the `WINDOW` nearest players below them in rank whom they may meet, and
+byes only for the `WINDOW` lowest-ranked players who can take one: that is where the weights
+look anyway. On 60 random events of 61 to 150 players, 3 to 7 rounds in, it paired every one
+as well as the whole graph did (equal costs at every priority). Only if that graph cannot pair
+everyone is the window widened (doubled, up to the whole field), so `NoPairing` still means
+that no complete pairing exists. The one rule this adds: a player meets someone beyond those
+nearest, or the bye goes above those lowest, only when nothing nearer pairs everyone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import networkx as nx
 
 FIRST, SECOND = 1, 2
-# How many ranks apart two players may be in the first graph: 8 pairs 1,000 players in about
-# 1.5 s (benchmarks/swiss_pairing.py); 12 takes 2.2 s.
+# How many of the nearest opponents allowed below each player the first graph holds: with 8,
+# 1,000 players take 1.3-1.9 s of CPU a round from round 3 on (benchmarks/swiss_pairing.py).
 WINDOW = 8
 _BYE = "bye"  # the node a bye is a pairing with; player ids are ints
 
@@ -260,19 +262,19 @@ class _Field:
         )
 
     def match(self, window: int) -> list[tuple] | None:
-        """The best complete pairing (one pair may be a bye) among pairs at most ``window``
-        ranks apart, or None if there is none."""
+        """The best complete pairing among pairs at most ``window`` ranks apart and byes to
+        the ``window`` lowest-ranked players who can take one, or None if there is none."""
         graph = nx.Graph()
         graph.add_nodes_from(self.order)
         for i, a in enumerate(self.order):
-            for b in self.order[i + 1 : i + 1 + window]:
-                if self.allowed(a, b):
-                    graph.add_edge(a, b, weight=self.ceiling - self.cost(a, b))
+            below = (b for b in self.order[i + 1 :] if self.allowed(a, b))
+            for b in islice(below, window):
+                graph.add_edge(a, b, weight=self.ceiling - self.cost(a, b))
         if len(self.order) % 2:
             graph.add_nodes_from([_BYE])
-            for p in self.order:
-                if not self.had_bye[p]:
-                    graph.add_edge(p, _BYE, weight=self.ceiling - self.bye_cost(p))
+            can_take = [p for p in reversed(self.order) if not self.had_bye[p]]
+            for p in can_take[:window]:
+                graph.add_edge(p, _BYE, weight=self.ceiling - self.bye_cost(p))
         pairs = nx.max_weight_matching(graph, maxcardinality=True)
         return list(pairs) if 2 * len(pairs) == graph.number_of_nodes() else None
 
