@@ -54,7 +54,7 @@ import networkx as nx
 
 FIRST, SECOND = 1, 2
 # How many of the nearest opponents allowed below each player the first graph holds: with 8,
-# 1,000 players take 1.3-1.9 s of CPU a round from round 3 on (benchmarks/swiss_pairing.py).
+# 1,000 players take 1.1-1.9 s of CPU a round from round 3 on (benchmarks/swiss_pairing.py).
 WINDOW = 8
 _BYE = "bye"  # the node a bye is a pairing with; player ids are ints
 
