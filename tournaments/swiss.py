@@ -147,7 +147,7 @@ def pair(players: Iterable[Player], round_number: int) -> Pairing:
     field = _Field(players)
     window = WINDOW
     while (pairs := field.match(window)) is None:
-        if window >= len(players) - 1:
+        if window >= len(players):  # the graph held every pair and every bye
             raise NoPairing(
                 f"Round {round_number} cannot be paired: every way of pairing the "
                 f"{len(players)} players repeats a game, gives someone a second bye, or leaves "
