@@ -83,8 +83,12 @@ def open_typed(page: Page) -> None:
 
 
 def play(page: Page, slug: str, move: str) -> None:
+    """Make ``move`` once the page offers it (the opponent's move may still be on its way),
+    and wait for the board after it."""
+    button = move_button(page, slug, move)
+    expect(button).to_be_enabled(timeout=10000)
     ply = board_ply(page)
-    move_button(page, slug, move).click()
+    button.click()
     wait_for_ply(page, ply + 1)
 
 
