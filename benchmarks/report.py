@@ -28,6 +28,11 @@ TARGETS = {
     "storms_nginx": "the same through deploy/nginx.conf",
     "flood": "one client with 8 requests of the learn app's expensive pages in flight: "
     "another match's move p50 within 2x of quiet",
+    "tournament_repair": "an arena of 1,000 players: every finished player paired again within "
+    "2 s at p99",
+    "tournament_fanout": "a standings change reaches the last of 1,000 open tournament pages "
+    "within 2x the bare fan-out to as many sockets",
+    "swiss_pairing": "Swiss pairing of 1,000 players in one round within 2 s of server time",
 }
 
 
@@ -182,8 +187,55 @@ def targets(results: dict) -> dict:
                 "floor_p50_ratio": max((r["p50_ratio"] for r in floors.values()), default=None),
                 "met": worst <= 2.0,
             }
+    out.update(tournaments_targets(results.get("tournaments") or {}))
     for key, value in out.items():
         value["target"] = TARGETS[key]
+    return out
+
+
+def tournaments_targets(phase: dict) -> dict:
+    """The tournaments' three targets (benchmarks/tournaments.py). Repair: the server's
+    figure (a game's ``finished_at`` to its players' next pairing), the client's beside it."""
+    out = {}
+    repair = phase.get("repair")
+    if repair:
+        server, client = repair["server"], repair["client"]
+        out["tournament_repair"] = {
+            "players": repair["players"],
+            "count": server["count"],
+            "p50_ms": server["p50_ms"],
+            "p99_ms": server["p99_ms"],
+            "max_ms": server["max_ms"],
+            "client_p50_ms": client["p50_ms"],
+            "client_p99_ms": client["p99_ms"],
+            "games_per_s": repair["games_per_s"],
+            "met": server["p99_ms"] <= 2000 and client["p99_ms"] <= 2000,
+        }
+    fan = phase.get("fanout")
+    if fan:
+        empty = _empty_summary()
+        ours = fan["joins"].get("last_listener", empty)
+        bare = fan["baseline"].get("last_listener", empty)
+        p50, p99 = _ratio(ours["p50_ms"], bare["p50_ms"]), _ratio(ours["p99_ms"], bare["p99_ms"])
+        out["tournament_fanout"] = {
+            "pages": fan["pages"],
+            "p50_ms": ours["p50_ms"],
+            "p99_ms": ours["p99_ms"],
+            "bare_p50_ms": bare["p50_ms"],
+            "bare_p99_ms": bare["p99_ms"],
+            "p50_ratio": p50,
+            "p99_ratio": p99,
+            "met": p50 <= 2.0 and p99 <= 2.0,
+        }
+    swiss = phase.get("swiss")
+    if swiss:
+        out["swiss_pairing"] = {
+            "players": swiss["players"],
+            "round": swiss["round"],
+            "wall_s": swiss["wall_s"],
+            "cpu_s": swiss["cpu_s"],
+            "met": swiss["cpu_s"] <= 2.0,
+        }
     return out
 
 
@@ -318,7 +370,20 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
             f"{_f(t['moves_per_s'])} / {_f(t['bare_per_s'])} = {_f(t['ratio'], 2)}x "
             f"(bare GET {_f(t['get_per_s'])}/s)"
         )
-    if key == "lobby_fanout":
+    if key == "tournament_repair":
+        return (
+            f"p50 / p99 / max {_f(t['p50_ms'], 0)} / {_f(t['p99_ms'], 0)} / {_f(t['max_ms'], 0)} "
+            f"ms from a game's end to its players' next pairing ({t['count']:,} re-pairings of "
+            f"{t['players']:,} players, {_f(t['games_per_s'])} games ending a second); at the "
+            f"players' pages p50 / p99 {_f(t['client_p50_ms'], 0)} / "
+            f"{_f(t['client_p99_ms'], 0)} ms"
+        )
+    if key == "swiss_pairing":
+        return (
+            f"{_f(t['cpu_s'], 2)} s of CPU ({_f(t['wall_s'], 2)} s wall-clock), round "
+            f"{t['round']} of {t['players']:,} players"
+        )
+    if key in ("lobby_fanout", "tournament_fanout"):
         return (
             f"p50 {_f(t['p50_ms'], 0)} / {_f(t['bare_p50_ms'], 0)} ms = {_f(t['p50_ratio'], 2)}x, "
             f"p99 {_f(t['p99_ms'], 0)} / {_f(t['bare_p99_ms'], 0)} ms = {_f(t['p99_ratio'], 2)}x "
@@ -1012,6 +1077,9 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 f"```\n{text}\n```" if markdown else text,
             )
         )
+    if results.get("tournaments"):
+        text = "\n".join(tournaments_lines(results)).strip()
+        out.append(("Tournaments (benchmarks.tournaments)", text))
     tg = results.get("targets", {})
     if tg:
         rows = []
@@ -1324,6 +1392,9 @@ def sanity(results: dict) -> list[str]:
                 problems.append(f"{name} {part} connects: nothing measured")
         if not (math.isfinite(run["cpu"]["storm_s"]) and run["cpu"]["storm_s"] >= 0):
             problems.append(f"{name}: no CPU figure")
+    if config and not config.get("skip_tournaments") and not results.get("tournaments"):
+        problems.append("tournaments: did not run")
+    problems += tournaments_sanity(results.get("tournaments") or {})
     length = results.get("length")
     if length and not _finite_positive(
         length["ratio"], length["first_ms"]["total"], length["last_ms"]["total"]
@@ -1527,13 +1598,151 @@ def readme_figures(results: dict) -> str:
     return "\n".join(lines)
 
 
+def _replace_block(path: Path, start: str, end: str, block: str) -> bool:
+    text = path.read_text()
+    if start not in text or end not in text:
+        return False
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{start}\n{block}\n{end}{tail}")
+    return True
+
+
 def update_readme(results: dict, path: Path) -> bool:
     """Replace the figures between the markers of ``path`` (benchmarks/README.md); False if
-    it has no markers."""
-    text = path.read_text()
-    if README_START not in text or README_END not in text:
-        return False
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    path.write_text(f"{head}{README_START}\n{readme_figures(results)}\n{README_END}{tail}")
-    return True
+    it has no markers. The tournaments' block too, when they ran."""
+    done = _replace_block(path, README_START, README_END, readme_figures(results))
+    if results.get("tournaments"):
+        update_readme_tournaments(results, path)
+    return done
+
+
+# ---- the tournaments (benchmarks/tournaments.py) ------------------------------------------
+
+README_T_START = (
+    "<!-- bench:tournaments:start (written by make bench and python -m benchmarks.tournaments) -->"
+)
+README_T_END = "<!-- bench:tournaments:end -->"
+
+
+def tournaments_lines(results: dict) -> list[str]:
+    """The tournaments' figures, one paragraph a part (the README's block, the printed table)."""
+    phase = results.get("tournaments") or {}
+    lines = []
+    repair = phase.get("repair")
+    if repair:
+        s, c = repair["server"], repair["client"]
+        ms = " / ".join
+        lines.append(
+            f"Arena repair: {repair['players']:,} players, each game a move each and a "
+            f"resignation, each step after a pause of {_f(repair['think_s'] / 2, 1)} to "
+            f"{_f(1.5 * repair['think_s'], 1)} s; {_f(repair['games_per_s'])} games ended a second "
+            f"over the {_f(repair['measured_s'], 0)} s measured (the server busy "
+            f"{_f(100 * repair['server_cpu_share'], 0)}% of a core). From a game's end to its "
+            "players' next game, p50 / p95 / p99 / max: on the server (`finished_at` to the next "
+            "`Pairing.created_at`) "
+            + ms(_f(s[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms of {s['count']:,}; at the players' pages (the resign's answer to the panel "
+            "showing the next game) "
+            + ms(_f(c[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms of {c['count']:,} ({c['still_waiting']} still waiting when the run "
+            f"closed; {repair['errors']} errors; "
+            f"{repair.get('panels_missed', 0)} of {2 * repair.get('games', 0):,} game panels "
+            f"never reached their page; {repair.get('paused_at_close', 0)} players paused at "
+            "the close). Each page got "
+            f"{_f(repair['frames_per_page_per_s'])} frames a second of "
+            f"{_f(repair['frame_kib'])} KiB on average."
+        )
+        lines.append("")
+    fan = phase.get("fanout")
+    if fan:
+        empty = _empty_summary()
+        ours = fan["joins"].get("last_listener", empty)
+        bare = fan["baseline"].get("last_listener", empty)
+        ms = " / ".join
+        lines.append(
+            f"Standings fan-out: {fan['pages']:,} pages of an event of {fan['entrants']} "
+            f"players, a player joining {_f(fan['offered_per_s'], 0)} times a second; the Join "
+            "POST to the standings reaching the last page, p50 / p95 / p99 / max: "
+            + ms(_f(ours[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms (a frame of {_f(fan['frame_kib'])} KiB); the bare insert + group send to "
+            f"{fan['pages']:,} bare listeners: "
+            + ms(_f(bare[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))
+            + f" ms ({fan['joins']['errors'] + fan['baseline']['errors']} errors)."
+        )
+        lines.append("")
+    swiss = phase.get("swiss")
+    if swiss:
+        lines.append(
+            f"Swiss pairing: round {swiss['round']} of {swiss['players']:,} players, median of "
+            f"{swiss['runs']}: {_f(swiss['cpu_s'], 2)} s of CPU, {_f(swiss['wall_s'], 2)} s "
+            f"wall-clock ({swiss['pairs']} pairs)."
+        )
+        lines.append("")
+    return lines
+
+
+def tournaments_text(results: dict) -> str:
+    lines = tournaments_lines(results)
+    for key in ("tournament_repair", "tournament_fanout", "swiss_pairing"):
+        t = results.get("targets", {}).get(key)
+        if t:
+            lines.append(
+                f"{t['target']}: {_target_figure(key, t, readme=True)}: "
+                + ("met" if t["met"] else "missed")
+            )
+    return "\n".join(lines)
+
+
+def readme_tournaments(results: dict) -> str:
+    m = results["machine"]
+    lines = [
+        f"Latest run: {results['started']}"
+        + (" (with the whole benchmark)" if results.get("load") else " (alone)")
+        + f", on {m.get('nproc')} cores ({m.get('cpu', '?')}); the load generator on the "
+        "same cores.",
+        "",
+        *tournaments_lines(results),
+    ]
+    rows = [
+        [t["target"], _target_figure(key, t, readme=True), "met" if t["met"] else "**missed**"]
+        for key, t in results.get("targets", {}).items()
+        if key in ("tournament_repair", "tournament_fanout", "swiss_pairing")
+    ]
+    lines.append(_grid(["target", "this run", ""], rows, markdown=True))
+    return "\n".join(lines)
+
+
+def update_readme_tournaments(results: dict, path: Path) -> bool:
+    return _replace_block(path, README_T_START, README_T_END, readme_tournaments(results))
+
+
+def tournaments_sanity(phase: dict) -> list[str]:
+    """What is wrong with the tournaments' numbers (never a speed)."""
+    problems = []
+    repair = phase.get("repair")
+    if repair:
+        if repair["errors"]:
+            problems.append(f"tournament repair: {repair['errors']} errors {repair['error_kinds']}")
+        if repair["sockets_closed"]:
+            problems.append(f"tournament repair: {repair['sockets_closed']} pages closed")
+        for side in ("server", "client"):
+            r = repair[side]
+            if not r["count"] or not _finite_positive(r["p50_ms"], r["max_ms"]):
+                problems.append(f"tournament repair: no {side} figure")
+    fan = phase.get("fanout")
+    if fan:
+        for key in ("joins", "baseline"):
+            res = fan[key]
+            _check_moves(f"tournament fan-out {key}", res, problems)
+            if res.get("pushes", 0) != res.get("pushes_expected", -1):
+                problems.append(
+                    f"tournament fan-out {key}: {res.get('pushes', 0)} of "
+                    f"{res.get('pushes_expected')} frames reached the pages"
+                )
+    swiss = phase.get("swiss")
+    if swiss and not (_finite_positive(swiss["cpu_s"], swiss["wall_s"]) and swiss["pairs"]):
+        problems.append("swiss pairing: no figure")
+    if phase.get("server_tracebacks"):
+        problems.append(f"tournaments: tracebacks {phase['server_tracebacks'][:3]}")
+    return problems

@@ -55,6 +55,10 @@ PostgreSQL and Redis):
    deploy/nginx.conf.
 10. Flood (benchmarks/flood.py): one client's 8 requests of the learn app's expensive pages
    in flight beside one match's moves.
+11. Tournaments (benchmarks/tournaments.py, also runnable alone): an arena of --t-players
+   (1,000) simulated players, each finished player timed to their next game; the standings
+   of an event reaching the last of --t-pages (1,000) open pages, against the bare fan-out;
+   one Swiss round of 1,000 players paired (benchmarks/swiss_pairing.py).
 
 Results: benchmarks/results/latest.json, latest.md and latency.png, and the figures in
 benchmarks/README.md (the full run), raw data in benchmarks/results/raw/ (git-ignored);
@@ -79,7 +83,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import flood, load, lobby, memory, profile, report, storms
+from benchmarks import flood, load, lobby, memory, profile, report, storms, tournaments
 from benchmarks.servers import (
     REDIS_URL,
     BenchServer,
@@ -188,6 +192,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="lobby pages and watch pages open during the churn, each (20; tiny 2)",
     )
     p.add_argument("--skip-lobby", action="store_true")
+    p.add_argument(
+        "--skip-tournaments",
+        action="store_true",
+        help="the tournaments (benchmarks/tournaments.py: an arena's repair, the standings' "
+        "fan-out, Swiss pairing)",
+    )
+    tournaments.add_arguments(p)
     p.add_argument("--skip-fanout", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
@@ -271,6 +282,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    tournaments.defaults(args)
     args.ns = [int(x) for x in str(args.n).split(",") if x.strip()]
     return args
 
@@ -1174,6 +1186,9 @@ def main(argv: list[str] | None = None) -> int:
             busy(results, "lobby churn")
             results["lobby_churn_split"] = lobby_split_run(args)
             busy(results, "lobby churn on two processes")
+        if not args.skip_tournaments:
+            results["tournaments"] = asyncio.run(tournaments.tournaments_run(env, args, tmp))
+            busy(results, "tournaments")
         if not args.skip_storm:
             results["storm"] = asyncio.run(storm_run(env, args))
             busy(results, "presence storm")

@@ -1,17 +1,19 @@
 """How long one Swiss pairing takes: round 5 of a random event of 1,000 players.
 
-    python -m benchmarks.swiss_pairing [--players 1000] [--round 5] [--runs 5]
+    python -m benchmarks.swiss_pairing [--players 1000] [--round 5] [--runs 5] [--json]
 
 Rounds 1 to 4 are paired by tournaments.swiss itself, with random results (a draw one game
 in ten, otherwise the higher-rated player wins two games in three). Then the next round is
 paired ``--runs`` times and the medians printed: wall-clock time, and the CPU time of this
 process (on a shared machine, other processes' load moves the first, not the second). It
-reports; it never fails on a time.
+reports; it never fails on a time. ``make bench`` runs it (benchmarks/tournaments.py), in a
+process of its own; ``--json`` prints the figures as one JSON line after the sentence.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -49,6 +51,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--round", type=int, default=5, help="the round to pair")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="then the figures as one JSON line")
     args = parser.parse_args()
     field = event(args.players, args.round - 1)
     wall, cpu = [], []
@@ -62,6 +65,18 @@ def main() -> None:
         f"runs: {statistics.median(wall):.2f} s wall-clock, {statistics.median(cpu):.2f} s CPU "
         f"({len(pairing.pairs)} pairs, bye: {pairing.bye})"
     )
+    if args.json:
+        figures = {
+            "players": args.players,
+            "round": args.round,
+            "runs": args.runs,
+            "wall_s": statistics.median(wall),
+            "cpu_s": statistics.median(cpu),
+            "wall_max_s": max(wall),
+            "pairs": len(pairing.pairs),
+            "bye": pairing.bye is not None,
+        }
+        print(json.dumps(figures), flush=True)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ class ReceiveGuard:
             await asyncio.sleep(max(0.0, told + LOST_WAIT - time.monotonic()))
             self.lost.pop(channel, None)
         try:
-            return await super().receive(channel)
+            return await self._read(channel)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -46,10 +46,49 @@ class ReceiveGuard:
             self.lost[channel] = now
             return {"type": "layer.lost", "error": error}
 
+    async def _read(self, channel):
+        return await super().receive(channel)
+
 
 class InProcessChannelLayer(ReceiveGuard, InMemoryChannelLayer):
     """The embedded default's layer (one server process)."""
 
 
 class RedisChannelLayer(ReceiveGuard, ChannelsRedisLayer):
-    """channels-redis's layer (several server processes share Redis)."""
+    """channels-redis's layer (several server processes share Redis).
+
+    A socket that closes cancels its ``receive``. channels-redis reads every channel of
+    the process with one blocking pop (5 s, again and again until a message comes), made
+    on behalf of one of its sockets, and a cancellation can be lost on its way in: on
+    Python 3.11, ``asyncio.wait_for`` (which redis-py's connect and writes use) swallows a
+    cancellation that arrives as what it waits for completes (CPython gh-86296, mended in
+    3.12). Channels waits for the cancelled read before the consumer ends, so a closed
+    socket's consumer then waited for the next message, forever on a quiet page (forty
+    pages closing one after the other took 10 s to over 3 minutes). The socket's
+    ``receive`` returns at once, and the read is cancelled again until it has ended; what
+    it read for the other sockets is theirs as usual."""
+
+    async def _read(self, channel):
+        read = asyncio.ensure_future(super()._read(channel))
+        try:
+            return await asyncio.shield(read)
+        except asyncio.CancelledError:
+            read.add_done_callback(_retrieved)
+            _cancel_until_ended(read)
+            raise
+
+
+RECANCEL_EVERY = 0.1  # seconds between the cancellations of a read that has not ended
+
+
+def _cancel_until_ended(task: asyncio.Task) -> None:
+    if task.done():
+        return
+    task.cancel()
+    task.get_loop().call_later(RECANCEL_EVERY, _cancel_until_ended, task)
+
+
+def _retrieved(task: asyncio.Task) -> None:
+    """A read left to end on its own: its result or error is nobody's."""
+    if not task.cancelled():
+        task.exception()

@@ -135,6 +135,12 @@ def server_env(db_url: str, **extra: str) -> dict[str, str]:
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "DJANGO_SECRET_KEY": env.get("DJANGO_SECRET_KEY") or "test-only-not-secret",
             "PYTHONUNBUFFERED": "1",
+            # No tournaments' scheduler: a shared server lives for the whole run, and its
+            # thread would start, pair and end the events other tests make in the same
+            # database behind their backs. A test that needs it runs a server of its own
+            # with BITSITE_TOURNAMENT_SCHEDULER=1 (tests/browser/test_tournaments.py).
+            "BITSITE_TOURNAMENT_SCHEDULER": env.get("BITSITE_TOURNAMENT_SCHEDULER") or "0",
+            "BITSITE_TOURNAMENT_SCHEDULE": env.get("BITSITE_TOURNAMENT_SCHEDULE") or "off",
         }
     )
     env.update(extra)

@@ -126,6 +126,7 @@ def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
         "skip_storms_nginx": True,
         "skip_flood": True,
         "skip_hooks": True,
+        "skip_tournaments": True,
         "churn_pages": 2,
     }
     sane = {"load": {"2": _run()}, "config": config, "lobby_fanout": fanout, "lobby_churn": churn}
@@ -174,6 +175,7 @@ def test_the_hooks_run_is_reported_and_its_sanity_check_names_what_is_wrong():
         "skip_storms_nginx": True,
         "skip_flood": True,
         "skip_lobby": True,
+        "skip_tournaments": True,
     }
     hooks = {"n": 2, "configs": [_hooks_config("all"), _hooks_config("none")]}
     sane = {"load": {"2": _run()}, "config": config, "hooks": hooks}
@@ -207,7 +209,13 @@ def _storm_kind(**changes) -> dict:
 
 
 def test_the_storms_and_the_flood_are_reported_and_checked():
-    config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True, "skip_hooks": True}
+    config = {
+        "skip_fanout": True,
+        "skip_storm": True,
+        "skip_lobby": True,
+        "skip_hooks": True,
+        "skip_tournaments": True,
+    }
     ghosts = {"waited_s": 60, "seat1_shown_online": False, "idle_cpu_before": 0.001}
     ghosts["idle_cpu_after"] = 0.002
     storms = {"sockets": 500, "hold_s": 3, "kinds": {"match-cookie": _storm_kind()}}
@@ -253,3 +261,73 @@ def test_the_storms_and_the_flood_are_reported_and_checked():
 
 def haunted_storms(storms: dict) -> dict:
     return {**storms, "ghosts": {**storms["ghosts"], "seat1_shown_online": True}}
+
+
+def _tournaments() -> dict:
+    repair_side = {**load.summarize([0.4, 0.5, 1.2]), "still_waiting": 0}
+    outcome = load.Outcome(scheduled=0.0, sent=0.0, arrived=0.02, answered=0.01, extra=[0.03, 0.04])
+    moves = load.moves_result([outcome] * 10, 1.0)
+    return {
+        "repair": {
+            "players": 20,
+            "think_s": 0.2,
+            "measured_s": 8.0,
+            "games_per_s": 5.0,
+            "server_cpu_share": 0.5,
+            "errors": 0,
+            "error_kinds": [],
+            "sockets_closed": 0,
+            "frames_per_page_per_s": 2.0,
+            "frame_kib": 4.0,
+            "server": repair_side,
+            "client": repair_side,
+        },
+        "fanout": {
+            "pages": 3,
+            "entrants": 5,
+            "offered_per_s": 2.0,
+            "frame_kib": 2.0,
+            "joins": {**moves, "pushes": 20, "pushes_expected": 20},
+            "baseline": {**moves, "pushes": 20, "pushes_expected": 20},
+        },
+        "swiss": {"players": 200, "round": 5, "runs": 1, "wall_s": 0.1, "cpu_s": 0.1, "pairs": 100},
+        "server_tracebacks": [],
+    }
+
+
+def test_the_tournaments_benchmark_reads_its_frames_and_is_reported_and_checked():
+    from benchmarks import tournaments
+
+    frame = '<div id="t-live" hx-swap-oob="true" data-live-part data-version="12">'
+    assert tournaments.parse_version(frame) == 12
+    assert tournaments.parse_version('<div id="t-panel" class="panel t-panel">') is None
+    panel = '<a class="btn" id="your-game" href="/m/abcdefgh12345678/">Go to your game</a>'
+    assert tournaments.GAME_RE.search(panel).group(1) == "abcdefgh12345678"
+
+    phase = _tournaments()
+    assert report.tournaments_sanity(phase) == []
+    targets = report.tournaments_targets(phase)
+    assert targets["tournament_repair"]["met"] and targets["swiss_pairing"]["met"]
+    assert targets["tournament_fanout"]["p99_ratio"] == 1.0
+    results = {"load": {"2": _run()}, "config": {}, "tournaments": phase}
+    results["targets"] = report.targets(results)
+    assert "Arena repair: 20 players" in report.tournaments_text(results)
+    assert "Standings fan-out" in report.readme_tournaments(
+        {**results, "machine": {}, "started": "now"}
+    )
+
+    lost = {
+        **phase,
+        "fanout": {**phase["fanout"], "joins": {**phase["fanout"]["joins"], "pushes": 19}},
+    }
+    assert any("frames reached the pages" in p for p in report.tournaments_sanity(lost))
+    broken = {**phase, "repair": {**phase["repair"], "errors": 2, "error_kinds": ["HTTP 409"]}}
+    assert any("HTTP 409" in p for p in report.tournaments_sanity(broken))
+    slow = {
+        **phase,
+        "repair": {**phase["repair"], "server": {**load.summarize([3.0]), "still_waiting": 1}},
+    }
+    assert not report.tournaments_targets(slow)["tournament_repair"]["met"]
+    config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True, "skip_hooks": True}
+    config |= {"skip_storms": True, "skip_storms_nginx": True, "skip_flood": True}
+    assert report.sanity({"load": {"2": _run()}, "config": config}) == ["tournaments: did not run"]

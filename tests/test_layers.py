@@ -74,3 +74,36 @@ async def test_a_failed_receive_is_one_layer_lost_message_then_a_wait(monkeypatc
     again.cancel()
     other = await layer.receive(await layer.new_channel())  # another socket is told too
     assert other["type"] == "layer.lost"
+
+
+async def test_a_cancelled_redis_receive_returns_at_once_and_its_read_is_ended(monkeypatch):
+    """A closing socket cancels its receive. On Python 3.11 the layer's read can swallow a
+    cancellation (asyncio.wait_for, inside redis-py, loses one that arrives as what it
+    waits for completes) and go on reading: the socket does not wait for it, and the read
+    is cancelled again until it has ended."""
+    from channels_redis.core import RedisChannelLayer as ChannelsRedisLayer
+
+    cancellations = []
+
+    async def read_that_swallows_a_cancellation(self, channel):
+        while True:
+            try:
+                await asyncio.sleep(3600)  # Redis's blocking pop, again and again
+            except asyncio.CancelledError:
+                cancellations.append(1)
+                if len(cancellations) == 1:
+                    asyncio.current_task().uncancel()
+                    continue  # lost, as wait_for loses it
+                raise
+
+    monkeypatch.setattr(ChannelsRedisLayer, "receive", read_that_swallows_a_cancellation)
+    layer = layers.RedisChannelLayer(hosts=["redis://127.0.0.1:1"])  # never connected
+    receive = asyncio.ensure_future(layer.receive("specific.x!y"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    receive.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(receive, 1)  # at once, not when the read ends
+    (read,) = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    await asyncio.wait_for(asyncio.wait([read]), 5)
+    assert read.cancelled() and len(cancellations) == 2

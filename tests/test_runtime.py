@@ -139,6 +139,39 @@ def test_canary_layer_cleanup():
         )
 
 
+def test_canary_dispatch():
+    import channels.consumer
+    from channels.consumer import AsyncConsumer
+
+    canary(
+        "dispatch",
+        callable(getattr(channels.consumer, "get_handler_name", None)),
+        "channels.consumer.get_handler_name",
+    )
+    canary(
+        "dispatch",
+        channels.consumer.get_handler_name({"type": "tournament.changed"}) == "tournament_changed",
+        "get_handler_name turning a message's type into its handler's name",
+    )
+    source = inspect.getsource(AsyncConsumer.dispatch)
+    canary(
+        "dispatch",
+        "get_handler_name(message)" in source and "await handler(message)" in source,
+        "AsyncConsumer.dispatch finding the handler by get_handler_name and awaiting it",
+    )
+
+
+def test_the_sockets_take_the_hook_that_is_on(settings):
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    from bitsite.runtime.dispatch import ForwardingWebsocketConsumer
+
+    settings.RUNTIME_HOOKS = frozenset({"dispatch"})
+    assert runtime.websocket_consumer() is ForwardingWebsocketConsumer
+    settings.RUNTIME_HOOKS = frozenset()
+    assert runtime.websocket_consumer() is AsyncWebsocketConsumer
+
+
 # ---- the served process ----------------------------------------------------------------
 
 SERVED = """

@@ -73,7 +73,8 @@ class NoPairing(SwissError):
 
 @dataclass(frozen=True)
 class Game:
-    """One round of a player's history: opponent None is a bye (no seat, a win's 1 point)."""
+    """One round of a player's history: opponent None is a round without a game, either a
+    bye (no seat, a win's 1 point) or an absence (no seat, 0: the player had withdrawn)."""
 
     opponent: int | None
     seat: int | None  # FIRST (moved first) or SECOND
@@ -81,8 +82,10 @@ class Game:
 
     def __post_init__(self) -> None:
         if self.opponent is None:
-            if self.seat is not None or self.score != 1:
-                raise InvalidEvent("A bye has no seat and scores 1, as a win.")
+            if self.seat is not None or self.score not in (0, 1):
+                raise InvalidEvent(
+                    "A round without a game has no seat, and scores 1 (a bye) or 0 (absent)."
+                )
         elif self.seat not in (FIRST, SECOND):
             raise InvalidEvent(f"A seat is 1 (moved first) or 2 (moved second), not {self.seat!r}.")
         elif self.score not in (0, 0.5, 1):
@@ -90,10 +93,16 @@ class Game:
 
     @property
     def is_bye(self) -> bool:
+        return self.opponent is None and self.score == 1
+
+    @property
+    def unplayed(self) -> bool:
+        """A bye or an absence: no opponent."""
         return self.opponent is None
 
 
 BYE = Game(None, None, 1)
+ABSENT = Game(None, None, 0)
 
 
 @dataclass(frozen=True)
@@ -116,7 +125,11 @@ class Player:
     @property
     def balance(self) -> int:
         """First moves minus second moves."""
-        return sum(1 if g.seat == FIRST else -1 for g in self.games if not g.is_bye)
+        return sum(1 if g.seat == FIRST else -1 for g in self.games if not g.unplayed)
+
+    @property
+    def unplayed(self) -> int:
+        return sum(game.unplayed for game in self.games)
 
 
 @dataclass(frozen=True)
@@ -135,13 +148,16 @@ class Standing:
     sonneborn_berger: float
 
 
-def pair(players: Iterable[Player], round_number: int) -> Pairing:
+def pair(players: Iterable[Player], round_number: int, absent: Iterable[int] = ()) -> Pairing:
     """Pair round ``round_number`` (from 1) of the players, whose histories hold every earlier
-    round. Raises `NoPairing` when no complete pairing keeps the absolute rules."""
+    round, leaving out those in ``absent`` (withdrawn: their history stays, as their
+    opponents' does). Raises `NoPairing` when no complete pairing keeps the absolute rules."""
     players = list(players)
     if round_number < 1:
         raise InvalidEvent(f"Rounds count from 1, not {round_number}.")
     _check(players, round_number - 1)
+    absent = set(absent)
+    players = [p for p in players if p.id not in absent]
     if len(players) < 2:
         raise NoPairing(f"Round {round_number} needs two players; there are {len(players)}.")
     field = _Field(players)
@@ -173,12 +189,13 @@ def standings(players: Iterable[Player]) -> list[Standing]:
     players = list(players)
     played = len(players[0].games) if players else 0
     _check(players, played)
-    seen = {p.id: p.score - 0.5 * p.byes for p in players}  # a score as opponents count it
+    # A score as the opponents count it: each round without a game as a draw.
+    seen = {p.id: p.score - 1.0 * p.byes + 0.5 * p.unplayed for p in players}
     rows = []
     for p in players:
         buchholz = sonneborn_berger = before = 0.0
         for number, game in enumerate(p.games, 1):
-            if game.is_bye:
+            if game.unplayed:
                 opponent = before + 0.5 * (played - number)
             else:
                 opponent = seen[game.opponent]
@@ -206,7 +223,7 @@ def _check(players: Sequence[Player], played: int) -> None:
             raise InvalidEvent(f"Player {p.id} has had {p.byes} byes; one is the most.")
     for p in players:
         for number, game in enumerate(p.games, 1):
-            if game.is_bye:
+            if game.unplayed:
                 continue
             other = by_id.get(game.opponent)
             if other is None:

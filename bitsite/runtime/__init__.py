@@ -22,6 +22,11 @@ hook on and with every hook off.
 ``layer_cleanup`` (layers.py)
     The in-process channel layer's clean-up scan (``InMemoryChannelLayer._clean_expired``)
     at most once a second, instead of on every send and receive.
+``dispatch`` (dispatch.py)
+    The site's websockets hand each message to its handler without Channels' hop to the
+    sync thread before it (``aclose_old_connections``), which queued a hop per frame of
+    every open page ahead of the requests. Relies on ``AsyncConsumer.dispatch`` and
+    ``channels.consumer.get_handler_name``.
 ``tuning`` (tuning.py; public APIs of the interpreter, switchable to measure it)
     At start-up, in the served process only: every template compiled, the URLs
     resolved, the start-up heap frozen out of the garbage collector, young collections
@@ -39,7 +44,7 @@ from __future__ import annotations
 
 import sys
 
-HOOKS = ("sync_chain", "deflate", "layer_cleanup", "tuning")
+HOOKS = ("sync_chain", "deflate", "layer_cleanup", "dispatch", "tuning")
 
 
 def parse(value: str | None) -> frozenset[str]:
@@ -85,6 +90,18 @@ def asgi_handler():
     from django.core.handlers.asgi import ASGIHandler
 
     return ASGIHandler()
+
+
+def websocket_consumer():
+    """The base of the site's websockets (games/sockets.py): Channels' own, or the one that
+    forwards without a hop per message (the ``dispatch`` hook)."""
+    if enabled("dispatch"):
+        from bitsite.runtime.dispatch import ForwardingWebsocketConsumer
+
+        return ForwardingWebsocketConsumer
+    from channels.generic.websocket import AsyncWebsocketConsumer
+
+    return AsyncWebsocketConsumer
 
 
 _served = False

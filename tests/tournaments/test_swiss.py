@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tournaments.swiss import (
+    ABSENT,
     BYE,
     FIRST,
     SECOND,
@@ -268,11 +269,33 @@ def test_two_players_both_two_first_moves_ahead_never_meet():
         pair([a, b, c, d], 3)
 
 
-def test_a_bye_has_no_seat_and_scores_a_win():
-    with pytest.raises(InvalidEvent, match="A bye has no seat and scores 1, as a win"):
+def test_a_round_without_a_game_has_no_seat_and_scores_a_win_or_nothing():
+    words = "A round without a game has no seat, and scores 1 .a bye. or 0 .absent."
+    with pytest.raises(InvalidEvent, match=words):
         Game(None, FIRST, 1)
-    with pytest.raises(InvalidEvent, match="A bye has no seat and scores 1, as a win"):
+    with pytest.raises(InvalidEvent, match=words):
         Game(None, None, 0.5)
+    assert BYE.is_bye and not ABSENT.is_bye and ABSENT.unplayed
+
+
+def test_an_absent_player_keeps_their_history_and_is_not_paired():
+    # Round 1: 1 beat 2, 3 beat 4. Player 4 withdrew: round 2 pairs 1, 2, 3 (one bye).
+    a = Player(1, 1500, (Game(2, FIRST, 1),))
+    b = Player(2, 1400, (Game(1, SECOND, 0),))
+    c = Player(3, 1300, (Game(4, FIRST, 1),))
+    d = Player(4, 1200, (Game(3, SECOND, 0),))
+    pairing = pair([a, b, c, d], 2, absent=[4])
+    seated = {p for board in pairing.pairs for p in board} | {pairing.bye}
+    assert seated == {1, 2, 3} and pairing.bye is not None
+    # The absence is a round without a game scoring nothing; the standings take it.
+    d2 = Player(4, 1200, (Game(3, SECOND, 0), ABSENT))
+    others = {
+        1: Player(1, 1500, (Game(2, FIRST, 1), Game(3, FIRST, 1))),
+        2: Player(2, 1400, (Game(1, SECOND, 0), BYE)),
+        3: Player(3, 1300, (Game(4, FIRST, 1), Game(1, SECOND, 0))),
+    }
+    table = standings([*others.values(), d2])
+    assert [row.id for row in table][-1] == 4 and table[-1].score == 0
     with pytest.raises(
         InvalidEvent, match=r"A seat is 1 \(moved first\) or 2 \(moved second\), not 3\."
     ):

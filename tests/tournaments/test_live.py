@@ -1,0 +1,106 @@
+"""What the live layer pushes (tournaments/live.py): each player's own panel whenever what it
+shows has changed, even when the change was not to the player's own game."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tournaments.helpers import accounts, event, finish, refreshed
+from tournaments import director, live
+from tournaments.models import Pairing
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def pushed(monkeypatch):
+    """The panels pushed, as (user id, html), from the moment the fixture is asked."""
+    panels: list[tuple[int, str]] = []
+
+    def publish(group, message):
+        if message["type"] == "tournament.panel":
+            panels.append((int(group.rsplit(".u", 1)[1]), message["html"]))
+
+    monkeypatch.setattr(live.publisher, "publish", publish)
+    return panels
+
+
+def quiet(t) -> None:
+    """Every change so far has been drawn (the drawer holds nothing for the event): only
+    what changes from now on is pushed, each panel changed after the version a change
+    began from."""
+    assert t.public_id not in live.drawer.since
+
+
+def test_the_bye_and_the_end_of_a_swiss_event_reach_the_players_panels(pushed):
+    players = accounts("ana", "ben", "cat", "dan", "eve")
+    t = event("swiss", starts_in=-1, rounds=2)
+    for user in players:
+        director.join(t.public_id, user)
+    director.advance(t.public_id)
+    for p in Pairing.objects.filter(tournament=t, round=1, match__isnull=False):
+        finish(p.match, winner=p.first.user)
+    quiet(t)
+    pushed.clear()
+    assert director.advance(t.public_id)  # round 2: a new bye, for a player who just played
+    bye = Pairing.objects.get(tournament=t, round=2, match__isnull=True).first
+    assert bye.results[0] in "WL"
+    mine = [html for user_id, html in pushed if user_id == bye.user_id]
+    assert mine and "You have a bye in round 2" in mine[-1]
+
+    for p in Pairing.objects.filter(tournament=t, round=2, match__isnull=False):
+        finish(p.match, winner=p.first.user)
+    quiet(t)
+    pushed.clear()
+    assert director.advance(t.public_id)
+    assert refreshed(t).status == "finished"
+    last = {user_id: html for user_id, html in pushed}
+    assert set(last) == {u.pk for u in players}  # everyone's panel: where they finished
+    assert all("You finished" in html for html in last.values())
+
+
+def test_the_standings_are_drawn_in_a_few_queries_however_many_players(
+    django_assert_max_num_queries,
+):
+    t = event("arena", starts_in=600)
+    for user in accounts(*(f"p{n}" for n in range(12))):
+        director.join(t.public_id, user)
+    t = refreshed(t)
+    with django_assert_max_num_queries(5):
+        html = live.render_shared(t)
+    assert html.count('class="score"') == 12
+
+
+def test_a_swiss_score_reads_in_whole_and_half_points():
+    ana, ben = accounts("ana", "ben")
+    t = event("swiss", starts_in=-1, rounds=1)
+    for user in (ana, ben):
+        director.join(t.public_id, user)
+    director.advance(t.public_id)
+    finish(Pairing.objects.get(tournament=t).match)  # drawn
+    director.advance(t.public_id)
+    html = live.render_shared(refreshed(t))
+    assert html.count('<td class="score">½</td>') == 2
+    assert 'class="podium-score">½ points<' in html
+
+
+@pytest.mark.parametrize(
+    ("rank", "place"),
+    [
+        (1, "1st"),
+        (2, "2nd"),
+        (3, "3rd"),
+        (4, "4th"),
+        (11, "11th"),
+        (12, "12th"),
+        (13, "13th"),
+        (21, "21st"),
+        (22, "22nd"),
+        (101, "101st"),
+        (111, "111th"),
+    ],
+)
+def test_a_place_reads_as_an_ordinal(rank, place):
+    from tournaments.models import Entry
+
+    assert Entry(rank=rank).place == place

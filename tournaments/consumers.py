@@ -1,0 +1,95 @@
+"""A tournament page's websocket: a thin relay of what tournaments/live.py drew.
+
+Admitted like every socket of the site (games/sockets.py); capped per browser in the
+presence sets like a match's sockets (4409), and a member of its viewer's set there, so
+that the director knows which waiting players of an arena have the page open (one absent
+when pairing comes is paused). On connect (and on a ``{"type": "sync"}`` frame) it reads
+the page's live parts once for every socket of the process that asks at the same time
+(``Shared``); after that it forwards: the shared part to everyone, the player's own panel
+to that player's sockets only (their own group), each only if newer than what the page
+shows. It reads no database and draws nothing on a push.
+"""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+
+from games import presence
+from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket, signed_in_user_id
+from tournaments import live
+
+snapshots = Shared()
+
+
+class TournamentConsumer(Socket):
+    membership: presence.Membership | None = None
+    user_id: int | None = None
+    status = ""  # the event's status as this page shows it
+    entered = False  # the viewer has an entry (their own panel comes to them)
+
+    async def admit(self) -> int | None:
+        self.public_id = self.scope["url_route"]["kwargs"]["public_id"]
+        self.shown = -1  # the version of the shared part this page shows
+        self.panel_shown = -1
+        self.user_id = await database_sync_to_async(signed_in_user_id)(self.scope.get("session"))
+        page = live.page(self.public_id)
+        self.membership = await presence.call(
+            presence.enter, page, self.channel_name, self.session_key
+        )
+        if self.membership is None:
+            return CLOSE_TOO_MANY
+        kind = live.player_kind(self.user_id) if self.user_id is not None else live.OPEN
+        await presence.call(presence.settle, self.membership, page, kind=kind, seat=None)
+        return None
+
+    def groups_to_join(self) -> list[str]:
+        groups = [live.group(self.public_id)]
+        if self.user_id is not None:
+            groups.append(live.player_group(self.public_id, self.user_id))
+        return groups
+
+    async def opened(self) -> None:
+        await self._snapshot(self.joined_at)
+
+    async def sync(self) -> None:
+        await self._snapshot(Shared.step())
+
+    async def beat(self) -> None:
+        await presence.call(presence.refresh, self.membership)
+
+    async def left(self) -> None:
+        if self.membership is not None:
+            await presence.call(presence.depart, self.membership)
+
+    async def _snapshot(self, since: int) -> None:
+        key = (self.public_id, self.user_id)
+        found = await snapshots.read(
+            key, since, database_sync_to_async(lambda: live.snapshot(*key))
+        )
+        if found is None:
+            await self.close(code=CLOSE_UNKNOWN)
+            return
+        html, version, self.status, self.entered = found
+        if version >= self.shown:
+            self.shown = self.panel_shown = version
+            await self.send(text_data=html)
+
+    # ---- from the channel layer ---------------------------------------------------------
+
+    async def tournament_changed(self, message):
+        if message["version"] <= self.shown:
+            return
+        self.shown = message["version"]
+        html = message["html"]
+        if not self.entered and message["status"] != self.status:
+            # A viewer without an entry: no panel of their own comes; the one every such
+            # viewer shares changes with the status (Join, started, over).
+            html += message["anonymous" if self.user_id is None else "visitor"]
+        self.status = message["status"]
+        await self.send(text_data=html)
+
+    async def tournament_panel(self, message):
+        self.entered = message.get("entry", True)
+        if message["version"] > self.panel_shown:
+            self.panel_shown = message["version"]
+            await self.send(text_data=message["html"])
