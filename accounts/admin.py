@@ -15,8 +15,9 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from accounts import my_games
+from accounts import devices, my_games
 from accounts.forms import AdminSignInForm
+from accounts.models import Device
 from games.models import Match
 from ratings.admin import RatingChangeInline, RatingInline
 
@@ -28,6 +29,24 @@ admin.site.unregister(User)
 admin.site.login_form = AdminSignInForm
 
 
+class DeviceInline(admin.TabularInline):
+    """Where the account is signed in (read-only; the session key is never shown)."""
+
+    model = Device
+    extra = 0
+    can_delete = False
+    fields = ("browser", "signed_in_at", "address")
+    readonly_fields = fields
+    verbose_name = "signed-in browser"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="browser")
+    def browser(self, device) -> str:
+        return devices.describe(device.user_agent)
+
+
 @admin.register(User)
 class AccountAdmin(UserAdmin):
     fieldsets = (
@@ -37,7 +56,7 @@ class AccountAdmin(UserAdmin):
     readonly_fields = ("games_summary", "recent_games")
     list_display = (*UserAdmin.list_display, "date_joined", "last_login")
     # The account's rating per game and its history (read-only).
-    inlines = [RatingInline, RatingChangeInline]
+    inlines = [RatingInline, RatingChangeInline, DeviceInline]
 
     @admin.display(description="games")
     def games_summary(self, user) -> str:

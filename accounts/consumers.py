@@ -17,33 +17,10 @@ from channels.db import database_sync_to_async
 
 from accounts import my_games
 from accounts.live import group_name, watchers_set
-from bitsite import redis_guard
 from games import presence
 from games.sockets import CLOSE_SIGNED_OUT, Shared, Socket, signed_in_user_id
 
 snapshots = Shared()  # each account's ongoing list, read once for its sockets that ask at once
-
-
-def _join(channel: str, user_id: int) -> bool:
-    """This socket is one of the account's open pages (members expire unless refreshed)."""
-    if not redis_guard.available():
-        return False
-    try:
-        presence.store().join(channel, [watchers_set(user_id)])
-    except Exception as error:
-        redis_guard.failed("my games, a page opens", error)
-        return False
-    redis_guard.answered()
-    return True
-
-
-def _leave(channel: str, user_id: int) -> None:
-    if not redis_guard.available():
-        return
-    try:
-        presence.store().leave(channel, [watchers_set(user_id)])
-    except Exception as error:
-        redis_guard.failed("my games, a page closes", error)
 
 
 class MyGamesConsumer(Socket):
@@ -61,19 +38,21 @@ class MyGamesConsumer(Socket):
 
     async def opened(self) -> None:
         # Joined before the list is read: a change that commits after the reading is sent.
-        await presence.call(_join, self.channel_name, self.user_id)
+        await presence.call(presence.join_sets, self.channel_name, [watchers_set(self.user_id)])
         await self._send_list(self.joined_at, finished_changed=False)
 
     async def beat(self) -> None:
         """Keep this page in the account's set of open pages."""
-        await presence.call(_join, self.channel_name, self.user_id)
+        await presence.call(presence.join_sets, self.channel_name, [watchers_set(self.user_id)])
 
     async def sync(self) -> None:
         await self._send_list(Shared.step(), finished_changed=True)
 
     async def left(self) -> None:
         if self.user_id is not None and self.joined:
-            await presence.call(_leave, self.channel_name, self.user_id)
+            await presence.call(
+                presence.leave_sets, self.channel_name, [watchers_set(self.user_id)]
+            )
 
     # ---- from the channel layer -------------------------------------------------------
 

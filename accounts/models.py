@@ -30,3 +30,24 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"profile of {self.user}"
+
+
+class Device(models.Model):
+    """A browser signed in to an account: its session, kept so that the account's
+    settings page can list where it is signed in and sign the others out. Written when
+    it signs in (``user_logged_in``), removed when it signs out or is signed out; a row
+    whose session expired is dropped when the list is next read (accounts/devices.py)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="devices"
+    )
+    session_key = models.CharField(max_length=40, unique=True)
+    signed_in_at = models.DateTimeField(auto_now_add=True)
+    user_agent = models.CharField(max_length=200, blank=True, default="")
+    address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-signed_in_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.user_agent[:40] or 'a browser'}"

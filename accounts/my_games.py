@@ -65,6 +65,7 @@ class Row:
     result: str  # finished: won, lost, drawn, other
     url: str
     replay_url: str  # "" when there is nothing to replay
+    opponent_account: str = ""  # the opponent's user name, when an account (to challenge)
 
 
 def opponent_of(match: Match, seats: frozenset[int]) -> str:
@@ -84,6 +85,15 @@ def opponent_of(match: Match, seats: frozenset[int]) -> str:
     return f"vs {name or (user.get_username() if user is not None else 'Anonymous')}"
 
 
+def opponent_account(match: Match, seats: frozenset[int]) -> str:
+    """The opponent's user name, when the other seat of a match between people is held by
+    another account ("" otherwise)."""
+    if match.mode != Match.Mode.FRIEND or len(seats) != 1:
+        return ""
+    user = match.seat_user(3 - min(seats))
+    return user.get_username() if user is not None else ""
+
+
 def row(match: Match, user_id: int) -> Row:
     seats = seats_of(match, user_id)
     to_move = match.current.to_move
@@ -92,6 +102,7 @@ def row(match: Match, user_id: int) -> Row:
         match=match,
         title=match.rules.title,
         opponent=opponent_of(match, seats),
+        opponent_account=opponent_account(match, seats),
         options=match.options_summary(),
         clock=clock.describe(match),
         status=boards.status_text(match, Viewer(seats), to_move),

@@ -7,6 +7,9 @@ urlpatterns = [
     path("login/", views.login_view, name="login"),
     path("logout/", views.logout_view, name="logout"),
     path("games/", views.my_games_page, name="my_games"),
+    path("settings/", views.settings_page, name="account_settings"),
+    path("settings/password/", views.change_password, name="change_password"),
+    path("settings/sign-out-others/", views.sign_out_others, name="sign_out_others"),
     # Only when this site can send email (settings.PASSWORD_RESET_BY_EMAIL); else 404.
     path("password-reset/", views.password_reset, name="password_reset"),
     path("password-reset/sent/", views.password_reset_done, name="password_reset_done"),

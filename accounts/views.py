@@ -13,8 +13,9 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordChangeForm
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
@@ -25,8 +26,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts import my_games
+from accounts import devices, my_games
 from accounts.forms import GamesFilter, SignInForm, SignUpForm
+from games.browsers import keep_browser_key
 from games.http import see_other
 from games.views import limited
 
@@ -53,7 +55,7 @@ def password_reset_enabled() -> bool:
 def signup(request):
     if request.method == "POST":
         return _sign_up(request)
-    return _signup_page(request, SignUpForm())
+    return keep_browser_key(request, _signup_page(request, SignUpForm()))
 
 
 def _signup_page(request, form, status: int = 200):
@@ -61,7 +63,7 @@ def _signup_page(request, form, status: int = 200):
     return render(request, "accounts/signup.html", context, status=status)
 
 
-@limited("account")
+@limited("account", by_browser=True)  # each sign-up starts a new session
 def _sign_up(request):
     form = SignUpForm(request.POST)
     if not form.is_valid():
@@ -173,7 +175,7 @@ def password_reset(request):
     return _reset_request(request)
 
 
-@limited("account")
+@limited("account", by_browser=True)
 def _limited_reset(request):
     return _reset_request(request)
 
@@ -193,3 +195,63 @@ password_reset_complete = _needs_email(
         extra_context={"login_url": reverse_lazy("login")},
     )
 )
+
+
+# ---- Settings: the password, and where the account is signed in ---------------------------
+
+
+def _settings_page(request, password_form=None, status: int = 200):
+    current = request.session.session_key
+    context = {
+        "password_form": password_form or PasswordChangeForm(request.user),
+        "devices": [
+            {
+                "device": d,
+                "browser": devices.describe(d.user_agent),
+                "this": d.session_key == current,
+            }
+            for d in devices.signed_in(request.user)
+        ],
+    }
+    return render(request, "accounts/settings.html", context, status=status)
+
+
+@require_GET
+def settings_page(request):
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    return _settings_page(request)
+
+
+@require_http_methods(["POST"])
+@limited("account", by_browser=True)  # the current password is checked: no guessing
+def change_password(request):
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("account_settings"))
+    form = PasswordChangeForm(request.user, request.POST)
+    if not form.is_valid():
+        return _settings_page(request, password_form=form, status=400)
+    old_key = request.session.session_key
+    user = form.save()
+    update_session_auth_hash(request, user)  # this browser stays signed in (a new key)
+    devices.renewed(user, old_key, request.session.session_key)
+    messages.success(
+        request,
+        "Your password is changed. Every other browser signed in to your account "
+        "has been signed out.",
+    )
+    return see_other(reverse("account_settings"))
+
+
+@require_http_methods(["POST"])
+def sign_out_others(request):
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("account_settings"))
+    count = devices.sign_out_others(request.user, request.session.session_key)
+    if count:
+        messages.success(
+            request, f"Signed out of {count} other browser{'s' if count != 1 else ''}."
+        )
+    else:
+        messages.info(request, "No other browser was signed in to your account.")
+    return see_other(reverse("account_settings"))

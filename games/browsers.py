@@ -33,6 +33,13 @@ from games.models import hash_secret, new_secret
 FIRST_SECRET_NOTE = 10
 
 
+def signed_in_user(request):
+    """The account signed in on this browser, or None (a visitor, or a request that came
+    before the authentication middleware)."""
+    user = getattr(request, "user", None)
+    return user if user is not None and user.is_authenticated else None
+
+
 def seat_token(request) -> str:
     """This browser's secret, made on first use (one for racing first requests) and saved
     in its session before the caller writes a seat with it."""
@@ -81,3 +88,39 @@ def remember_name(request, name: str) -> None:
     """Keep the name a seat was taken under (as the write path cleaned it) for next time."""
     if name and request.session.get(NAME_KEY) != name:
         request.session[NAME_KEY] = name
+
+
+# ---- a browser's key for rate limits, across its sessions ---------------------------------
+
+BROWSER_COOKIE = "bitsite_browser"
+_BROWSER_SALT = "bitsite.browser"
+BROWSER_COOKIE_AGE = 365 * 24 * 3600
+
+
+def browser_key(request) -> str:
+    """What identifies this browser for the limits counted per browser that outlast a
+    session: signing in or out starts a new session (and a new CSRF cookie), so a count
+    kept by session let one browser sign up thirty accounts. A random key in a signed
+    cookie of its own (``keep_browser_key`` sets it); a browser without it gets a new one,
+    and one that throws its cookies away still meets the per-address limit."""
+    key = getattr(request, "_browser_key", None)
+    if key is None:
+        key = request.get_signed_cookie(BROWSER_COOKIE, default=None, salt=_BROWSER_SALT)
+        if not key or len(key) > 64:
+            key = new_secret()[:22]
+        request._browser_key = key
+    return key
+
+
+def keep_browser_key(request, response):
+    """The browser keeps its key (a year, HttpOnly, secure as the session cookie is)."""
+    response.set_signed_cookie(
+        BROWSER_COOKIE,
+        browser_key(request),
+        salt=_BROWSER_SALT,
+        max_age=BROWSER_COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response

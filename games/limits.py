@@ -67,12 +67,13 @@ def _session_key(request) -> str | None:
     return request.session.session_key if hasattr(request, "session") else None
 
 
-def retry_after(request, action: str, *, count: bool = True) -> int:
+def retry_after(request, action: str, *, count: bool = True, browser: str | None = None) -> int:
     """Seconds until ``action`` is within its limits for this request (0: it is now), for
     a Retry-After header. ``count``: count this request, as ``over_limit`` does; without,
     only look (is one more allowed?): for a cost known once the work is done, looked at
     before it and counted after it (``charge``)."""
-    return _wait(action, _session_key(request), request.META.get("REMOTE_ADDR", ""), count)
+    key = browser if browser is not None else _session_key(request)
+    return _wait(action, key, request.META.get("REMOTE_ADDR", ""), count)
 
 
 def charge(request, action: str) -> None:
@@ -80,9 +81,11 @@ def charge(request, action: str) -> None:
     retry_after(request, action)
 
 
-def over_limit(request, action: str) -> bool:
-    """Count this request against ``action``'s limits; True when it goes past one."""
-    return retry_after(request, action) > 0
+def over_limit(request, action: str, *, browser: str | None = None) -> bool:
+    """Count this request against ``action``'s limits; True when it goes past one.
+    ``browser``: what the per-browser limit counts by, when not the session (for actions
+    that start a new session: games.browsers.browser_key)."""
+    return retry_after(request, action, browser=browser) > 0
 
 
 def socket_over_limit(scope, session_key: str | None) -> bool:

@@ -6,6 +6,7 @@ style). The picture is hidden from screen readers: its caption says the numbers 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 WIDTH = 320
 HEIGHT = 96
@@ -14,6 +15,7 @@ RIGHT = 8
 TOP = 10
 BOTTOM = 10
 MIN_SPAN = 50  # a flat history still gets a little height
+DATE_ROW = 16  # below the chart: the first and the last game's dates
 
 
 @dataclass(frozen=True)
@@ -33,11 +35,25 @@ class Chart:
     left: int
     right: int
     description: str
+    start_label: str = ""  # the first game's date, under the left end ("" without dates)
+    end_label: str = ""  # the last game's, under the right end
+    dates_y: float = 0
 
 
-def rating_chart(ratings: list[float], *, game_title: str, name: str) -> Chart | None:
+def day(when: datetime) -> str:
+    return f"{when.day} {when:%b %Y}"
+
+
+def rating_chart(
+    ratings: list[float],
+    *,
+    game_title: str,
+    name: str,
+    dates: tuple[datetime, datetime] | None = None,
+) -> Chart | None:
     """The chart of ``ratings`` (the rating before the first game shown, then after each),
-    or None with fewer than two."""
+    or None with fewer than two. ``dates``: when the first and the last game shown were
+    played, written under the chart's ends and in its caption."""
     if len(ratings) < 2:
         return None
     low, high = min(ratings), max(ratings)
@@ -58,9 +74,16 @@ def rating_chart(ratings: list[float], *, game_title: str, name: str) -> Chart |
         f"{'' if games == 1 else 's'}: from {first} to {last}, "
         f"lowest {round(min(ratings))}, highest {round(max(ratings))}."
     )
+    start_label = end_label = ""
+    if dates is not None:
+        start_label, end_label = day(dates[0]), day(dates[1])
+        played = start_label if start_label == end_label else f"{start_label} to {end_label}"
+        description = (
+            description[:-1] + f"; played {'on' if start_label == end_label else 'from'} {played}."
+        )
     return Chart(
         width=WIDTH,
-        height=HEIGHT,
+        height=HEIGHT + (DATE_ROW if dates is not None else 0),
         points=" ".join(f"{x},{y}" for x, y in coords),
         dots=coords if len(coords) <= 30 else [],
         last=coords[-1],
@@ -74,4 +97,7 @@ def rating_chart(ratings: list[float], *, game_title: str, name: str) -> Chart |
         left=LEFT,
         right=WIDTH - RIGHT,
         description=description,
+        start_label=start_label,
+        end_label=end_label,
+        dates_y=HEIGHT + DATE_ROW - 4,
     )

@@ -6,5 +6,6 @@ from ratings import views
 urlpatterns = [
     path("leaderboards/", views.leaderboards, name="leaderboards"),
     path("players/<str:username>/", views.player_page, name="player"),
+    path("players/<str:username>/games/", views.player_games, name="player_games"),
     path("games/<game:game>/leaderboard/", views.leaderboard, name="leaderboard"),
 ]

@@ -3,15 +3,16 @@ and each game's leaderboard (players whose rating is no longer provisional)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from games.models import Match
 from games.rights import replay_refusal
-from games.rules import GAMES
+from games.rules import GAMES, get_game
 from ratings import glicko
 from ratings.charts import rating_chart
 from ratings.models import Rating, RatingChange
@@ -46,15 +47,30 @@ def result_text(match: Match, seats) -> str:
     return RESULT_WORDS[match.result_for(seats)]
 
 
-def _recent(user, slug: str) -> list[dict]:
-    """The last finished matches of ``user`` in this game (any kind), newest first."""
-    matches = list(
-        Match.objects.filter(Q(seat1_user=user) | Q(seat2_user=user), game=slug)
+def finished_games(user):
+    """Every finished match of ``user`` (any kind, cancelled ones aside), newest first."""
+    return (
+        Match.objects.filter(Q(seat1_user=user) | Q(seat2_user=user))
         .filter(status=Match.Status.FINISHED)
         .exclude(ending=Match.Ending.CANCELLED)
         .select_related("seat1_user", "seat2_user")
-        .order_by("-finished_at", "-pk")[:RECENT]
+        .order_by("-finished_at", "-pk")
     )
+
+
+def between(user, other):
+    """The matches ``user`` and the account ``other`` played against each other."""
+    return Q(seat1_user=user, seat2_user=other) | Q(seat1_user=other, seat2_user=user)
+
+
+def _recent(user, slug: str) -> list[dict]:
+    """The last finished matches of ``user`` in this game (any kind), newest first."""
+    return game_rows(user, list(finished_games(user).filter(game=slug)[:RECENT]))
+
+
+def game_rows(user, matches: list[Match]) -> list[dict]:
+    """The list's row of each of ``user``'s finished ``matches``: the opponent (linked
+    when an account), the result, the rating change, the replay."""
     rated = [m.pk for m in matches if m.rated]
     changes = (
         {
@@ -67,10 +83,15 @@ def _recent(user, slug: str) -> list[dict]:
     rows = []
     for match in matches:
         seats = {seat for seat in (1, 2) if match.seat_user_id(seat) == user.pk}
+        other = None
+        if match.mode == Match.Mode.FRIEND:
+            other = match.seat_user(3 - min(seats))
         rows.append(
             {
                 "match": match,
+                "game": get_game(match.game),
                 "opponent": opponent_text(match, min(seats)),
+                "opponent_user": other,
                 "result": result_text(match, seats),
                 "change": changes.get(match.pk),
                 "replay": replay_refusal(match) is None,
@@ -96,20 +117,95 @@ def player_page(request, username):
             history = list(
                 RatingChange.objects.filter(user=user, game=game.slug)
                 .order_by("-created_at", "-pk")
-                .values_list("rating_before", "rating_after")[:CHART_GAMES]
+                .values_list("rating_before", "rating_after", "created_at")[:CHART_GAMES]
             )
             history.reverse()
             if history:
-                points = [history[0][0]] + [after for _, after in history]
-                chart = rating_chart(points, game_title=game.title, name=name)
+                points = [history[0][0]] + [after for _, after, _ in history]
+                dates = (history[0][2], history[-1][2])
+                chart = rating_chart(points, game_title=game.title, name=name, dates=dates)
         sections.append({"game": game, "rating": rating, "chart": chart, "recent": recent})
+    viewer = request.user if request.user.is_authenticated else None
     context = {
         "player": user,
         "name": name,
         "sections": sections,
         "provisional_above": round(glicko.PROVISIONAL_ABOVE),
+        "games_count": finished_games(user).count(),
+        "recent_shown": RECENT,
+        "head_to_head": head_to_head(user, viewer) if viewer and viewer.pk != user.pk else None,
     }
     return render(request, "ratings/player.html", context)
+
+
+def head_to_head(user, viewer) -> dict:
+    """The record between the page's player and the signed-in viewer, in all games: how
+    many they played and how many each won (from the player's side: Match.results_for)."""
+    results = Match.objects.results_for(user.pk)
+    R = Match.Result
+    counts = (
+        Match.objects.filter(between(user, viewer))
+        .filter(status=Match.Status.FINISHED)
+        .exclude(ending=Match.Ending.CANCELLED)
+        .aggregate(
+            total=Count("pk"),
+            won=Count("pk", filter=results[R.WON]),
+            lost=Count("pk", filter=results[R.LOST]),
+            drawn=Count("pk", filter=results[R.DRAWN]),
+        )
+    )
+    return {**counts, "viewer": viewer}
+
+
+GAMES_PER_PAGE = 50
+
+
+class PlayerGamesFilter(forms.Form):
+    """The all-games list's filters (a GET form): one game, and one opponent's account."""
+
+    game = forms.ChoiceField(
+        required=False, choices=[("", "All games")] + [(g.slug, g.title) for g in GAMES]
+    )
+    against = forms.CharField(required=False, max_length=150, label="Against (user name)")
+
+    def clean_against(self):
+        name = self.cleaned_data["against"].strip()
+        if not name:
+            return None
+        User = get_user_model()
+        other = User.objects.filter(**{User.USERNAME_FIELD: name}).first()
+        if other is None:
+            raise forms.ValidationError(f"There is no player named “{name}”.")
+        return other
+
+
+@require_GET
+def player_games(request, username):
+    """All of a player's finished games, paged, by game and by opponent."""
+    User = get_user_model()
+    user = get_object_or_404(User, **{User.USERNAME_FIELD: username, "is_active": True})
+    filters = PlayerGamesFilter(request.GET)
+    matches = finished_games(user)
+    status = 200
+    if filters.is_valid():
+        if filters.cleaned_data["game"]:
+            matches = matches.filter(game=filters.cleaned_data["game"])
+        if filters.cleaned_data["against"] is not None:
+            matches = matches.filter(between(user, filters.cleaned_data["against"]))
+    else:
+        status = 400  # the errors next to the filters; the list unfiltered
+    page = Paginator(matches, GAMES_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "player": user,
+        "name": user.get_username(),
+        "filters": filters,
+        "page": page,
+        "rows": game_rows(user, list(page.object_list)),
+        "query": query.urlencode(),
+    }
+    return render(request, "ratings/player_games.html", context, status=status)
 
 
 @require_GET

@@ -28,12 +28,38 @@ def test_wrong_passwords_then_the_right_one_is_refused_until_the_pause_ends(admi
     assert response.status_code == 429
     assert "wrong passwords" in response.content.decode()
     assert "_auth_user_id" not in client.session
-    # Another address trying the same user name is paused too.
-    assert sign_in(Client(REMOTE_ADDR="192.0.2.11"), "the-right-password-42").status_code == 429
+    # So is any other name from that address.
+    assert sign_in(client, "whatever", username="someone-else").status_code == 429
     # The pause over (the attempts expire), the right password signs in.
     AccessAttempt.objects.all().delete()
     response = sign_in(client, "the-right-password-42")
     assert response.status_code == 302 and response["Location"] == "/admin/"
+
+
+def test_wrong_passwords_for_a_name_never_lock_its_owner_out_from_another_address(admin_user):
+    """Someone who types wrong passwords for another player's name pauses only
+    themselves: the owner, from their own address, signs in at once."""
+    attacker = Client(REMOTE_ADDR="192.0.2.12")
+    for _ in range(10):
+        sign_in(attacker, "guess")
+    assert sign_in(attacker, "the-right-password-42").status_code == 429
+    owner = Client(REMOTE_ADDR="198.51.100.7")
+    response = sign_in(owner, "the-right-password-42")
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+    # And from the site's own sign-in page.
+    owner.logout()
+    response = owner.post(
+        "/accounts/login/", {"username": "boss", "password": "the-right-password-42"}
+    )
+    assert response.status_code == 302
+    assert owner.session["_auth_user_id"] == str(admin_user.pk)
+
+
+def test_an_address_trying_many_names_is_paused(admin_user):
+    client = Client(REMOTE_ADDR="192.0.2.13")
+    for n in range(5):
+        sign_in(client, "guess", username=f"name{n}")
+    assert sign_in(client, "the-right-password-42").status_code == 429
 
 
 def test_a_good_sign_in_clears_earlier_failures(admin_user):

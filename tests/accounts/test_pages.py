@@ -112,20 +112,23 @@ def test_a_wrong_password_is_refused_with_a_message():
 
 
 def test_failures_on_the_site_lock_the_admin_login_and_back():
+    """The site's sign-in and the admin's count together (for the name from the address);
+    the name's owner, from another address, is not locked out."""
     boss = account("boss")
     boss.is_staff = True
     boss.save()
     site = Client(REMOTE_ADDR="192.0.2.50")
     for _ in range(4):
         assert sign_in(site, "boss", password="wrong").status_code == 200
-    admin = Client(REMOTE_ADDR="192.0.2.51")  # another address: the user name is counted
+    admin = Client(REMOTE_ADDR="192.0.2.50")  # the same address, at the admin
     response = admin.post("/admin/login/?next=/admin/", {"username": "boss", "password": "no"})
     assert response.status_code == 429  # the fifth failure, at the admin: paused
     response = admin.post("/admin/login/?next=/admin/", {"username": "boss", "password": PASSWORD})
     assert response.status_code == 429
-    response = sign_in(Client(REMOTE_ADDR="192.0.2.52"), "boss")
+    response = sign_in(Client(REMOTE_ADDR="192.0.2.50"), "boss")
     assert response.status_code == 429
     assert "wrong passwords" in response.content.decode()
+    assert sign_in(Client(REMOTE_ADDR="192.0.2.52"), "boss").status_code == 302
 
 
 def test_failures_at_the_admin_lock_the_site_login():
@@ -133,9 +136,37 @@ def test_failures_at_the_admin_lock_the_site_login():
     admin = Client(REMOTE_ADDR="192.0.2.60")
     for _ in range(5):
         admin.post("/admin/login/?next=/admin/", {"username": "ada", "password": "wrong"})
-    response = sign_in(Client(REMOTE_ADDR="192.0.2.61"), "ada")
+    response = sign_in(Client(REMOTE_ADDR="192.0.2.60"), "ada")
     assert response.status_code == 429
     assert SESSION_KEY not in Client().session
+
+
+def test_one_browser_cannot_sign_up_account_after_account(settings):
+    """Signing up (and out) starts a new session each time: the per-browser limit counts
+    by the browser's own cookie, so it stops a browser that signs up again and again
+    from an address the per-address limit leaves alone."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "account": ("3/h", "100/h")}
+    browser = Client(REMOTE_ADDR=an_address())
+    assert browser.get("/accounts/signup/").status_code == 200
+    keys = set()
+    for name in ("ann", "ben", "cat"):
+        keys.add(browser.session.session_key)
+        data = {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+        assert browser.post("/accounts/signup/", data).status_code == 303
+        assert browser.post("/accounts/logout/").status_code == 303
+    assert len(keys) == 3 or None in keys  # a new session each time
+    data = {"username": "dan", "password1": PASSWORD, "password2": PASSWORD}
+    response = browser.post("/accounts/signup/", data)
+    assert response.status_code == 429
+    assert not User.objects.filter(username="dan").exists()
+    # Another browser from the same address is not held up by this one.
+    other = Client(REMOTE_ADDR=browser.defaults["REMOTE_ADDR"])
+    assert other.post("/accounts/signup/", data).status_code == 303
+    # A forged browser cookie counts as none: a new key.
+    forged = Client(REMOTE_ADDR=an_address())
+    forged.cookies["bitsite_browser"] = "not-signed"
+    data = {"username": "eve", "password1": PASSWORD, "password2": PASSWORD}
+    assert forged.post("/accounts/signup/", data).status_code == 303
 
 
 def test_sign_ups_are_rate_limited(settings):

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from games.models import Match
 from tests.browser.helpers import (
+    PASSWORD,
     SCRIPTS,
     create_match,
     join,
@@ -199,3 +200,57 @@ def test_at_360_px_nothing_scrolls_sideways(live_server_url, new_page, artifacts
     page.goto(f"{base}/accounts/games/")
     expect(page.locator("#ongoing .game")).to_have_count(1)
     page.screenshot(path=str(artifacts / "my-games-360.png"), full_page=True)
+
+
+def test_the_settings_page_changes_the_password_and_signs_the_other_browser_out(
+    live_server_url, new_page, artifacts
+):
+    """From My games to Settings: both browsers listed, a refused change says why, a good
+    one keeps this browser signed in and signs the other out; at 360 px too."""
+    laptop = new_page()
+    sign_up(laptop, live_server_url, "setter")
+    phone = new_page(viewport={"width": 360, "height": 780})
+    sign_in(phone, live_server_url, "setter")
+    laptop.get_by_role("link", name="Settings").click()
+    laptop.wait_for_url(re.compile(r"/accounts/settings/$"))
+    devices = laptop.get_by_role("list", name="Where you are signed in")
+    expect(devices.get_by_role("listitem")).to_have_count(2)
+    expect(devices).to_contain_text("(this browser)")
+
+    laptop.get_by_label("Old password").fill("not-my-password")
+    laptop.get_by_label("New password", exact=True).fill("a-brand-new-password-77")
+    laptop.get_by_label("New password confirmation").fill("a-brand-new-password-77")
+    laptop.get_by_role("button", name="Change password").click()
+    expect(laptop.locator("#form-errors")).to_contain_text("The password was not changed")
+    expect(laptop.locator("#form-errors")).to_contain_text("incorrectly")
+
+    laptop.get_by_label("Old password").fill(PASSWORD)
+    laptop.get_by_label("New password", exact=True).fill("a-brand-new-password-77")
+    laptop.get_by_label("New password confirmation").fill("a-brand-new-password-77")
+    laptop.get_by_role("button", name="Change password").click()
+    expect(laptop.get_by_role("main")).to_contain_text("Your password is changed.")
+    expect(laptop.locator(".account-nav .who")).to_have_text("setter")
+    expect(devices.get_by_role("listitem")).to_have_count(1)
+    laptop.screenshot(path=str(artifacts / "settings.png"), full_page=True)
+
+    phone.goto(f"{live_server_url}/accounts/settings/")
+    phone.wait_for_url(re.compile(r"/accounts/login/"))
+    expect(phone.get_by_role("link", name="Sign in")).to_be_visible()
+    phone.get_by_label("Username").fill("setter")
+    phone.get_by_label("Password").fill("a-brand-new-password-77")
+    phone.get_by_role("button", name="Sign in").click()
+    phone.wait_for_url(re.compile(r"/accounts/settings/$"))
+    phone.screenshot(path=str(artifacts / "settings-360.png"), full_page=True)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 360
+    # And the laptop signs the phone out from its settings.
+    laptop.reload()
+    expect(devices.get_by_role("listitem")).to_have_count(2)
+    laptop.get_by_role("button", name="Sign out everywhere else").click()
+    expect(laptop.get_by_role("main")).to_contain_text("Signed out of 1 other browser.")
+    phone.reload()
+    phone.wait_for_url(re.compile(r"/accounts/login/"))
+    # The only console error: the refused change's page, answered 400 as a form's errors are.
+    assert laptop.console_errors == [
+        "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    ]
+    assert phone.console_errors == []

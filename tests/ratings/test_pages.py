@@ -15,7 +15,7 @@ from games import boards, extras, play
 from games.models import Match
 from ratings.models import Rating, RatingChange
 from tests.factories import actor, client_with_token, make_match
-from tests.ratings.helpers import account, rated_match, resign, signed_in
+from tests.ratings.helpers import account, both_moved, rated_match, resign, signed_in
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -235,15 +235,90 @@ def test_a_player_page_shows_each_games_rating_record_chart_and_recent_games():
     assert "style=" not in section
     caption = f"ada's Bit Flip rating over the last 2 rated games: from 1500 to {round(row.rating)}"
     assert caption in text_of(section)
+    # The dates of the first and last game shown, under the chart's ends and in the caption.
+    played = (
+        RatingChange.objects.filter(user=ada, game="bit-flip").earliest("created_at").created_at
+    )
+    date = f"{played.day} {played:%b %Y}"
+    assert re.findall(
+        r'<text class="label" x="[\d.]+" y="[\d.]+" text-anchor="(?:start|end)">([^<]+)</text>',
+        section,
+    )[-2:] == [date, date]
+    assert f"played on {date}." in text_of(section)
     # Recent games, newest first, rated or not, each linking its match and replay.
     recent = text_of(section.split("Recent games", 1)[1])
     assert re.search(
         r"cy won unrated .* cy lost 1\d{3}\? \(\u2212\d+\) .* bob won 1662\? \(\+162\)", recent
     ), recent
     assert f'href="/m/{first.public_id}/"' in section
+    # Opponents with an account link to their page; the computer does not.
+    assert (
+        '<a href="/players/bob/">bob</a>' in section and '<a href="/players/cy/">cy</a>' in section
+    )
     assert f'href="/m/{first.public_id}/replay/"' in section
     computer = html.split('id="game-last-digit-standing"', 1)[1].split("</section>", 1)[0]
     assert "No rated games yet." in computer and "the computer (random)" in computer
+
+
+def test_all_of_a_players_games_are_paged_and_filtered_by_game_and_opponent(monkeypatch):
+    from ratings import views
+
+    monkeypatch.setattr(views, "GAMES_PER_PAGE", 2)
+    ada, bob, cy = account("ada"), account("bob"), account("cy")
+    games = []
+    for other, slug in ((bob, "bit-flip"), (cy, "bit-flip"), (bob, "last-bit-standing")):
+        match, token, _ = rated_match(ada, other, slug)
+        resign(match, token)
+        games.append(match)
+    waiting = play.create_match("bit-flip", token="t", user=ada)  # not finished: not listed
+    page = Client().get("/players/ada/").content.decode()
+    assert '<a href="/players/ada/games/">All 3 finished games</a>' in page
+    first = Client().get("/players/ada/games/")
+    html = first.content.decode()
+    assert first.status_code == 200 and "3 games, page 1 of 2, newest first." in text_of(html)
+    assert games[2].public_id in html and games[1].public_id in html
+    assert games[0].public_id not in html and waiting.public_id not in html
+    assert 'href="?page=2" rel="next">Older</a>' in html
+    second = Client().get("/players/ada/games/?page=2").content.decode()
+    assert games[0].public_id in second and 'rel="prev">Newer</a>' in second
+    by_game = Client().get("/players/ada/games/?game=last-bit-standing").content.decode()
+    assert games[2].public_id in by_game and games[1].public_id not in by_game
+    against = Client().get("/players/ada/games/?against=bob").content.decode()
+    assert games[0].public_id in against and games[2].public_id in against
+    assert games[1].public_id not in against and "2 games, newest first." in text_of(against)
+    kept = Client().get("/players/ada/games/?game=&page=2").content.decode()
+    assert 'href="?game=&amp;page=1" rel="prev">Newer</a>' in kept  # the filters kept
+    # Bad filters: said next to the form, the list unfiltered; never a 500.
+    for query, says in (
+        ("?against=nobody", "There is no player named “nobody”."),
+        ("?game=chess", "Select a valid choice."),
+        ("?against=%3Cb%3Ex%3C/b%3E", "There is no player named “&lt;b&gt;x&lt;/b&gt;”."),
+        ("?against=" + "x" * 200, "at most 150 characters"),
+    ):
+        response = Client().get("/players/ada/games/" + query)
+        assert response.status_code == 400 and says in response.content.decode(), query
+    assert Client().get("/players/ada/games/?page=junk").status_code == 200
+    assert Client().get("/players/nobody/games/").status_code == 404
+
+
+def test_a_signed_in_visitor_sees_their_record_against_the_player():
+    ada, bob, cy = account("ada"), account("bob"), account("cy")
+    for loser in ("bob", "bob", "ada"):
+        match, ada_token, bob_token = rated_match(ada, bob)
+        resign(match, bob_token if loser == "bob" else ada_token)
+    drawn, ada_token, bob_token = rated_match(ada, bob, "last-bit-standing")
+    both_moved(drawn)
+    play.offer_draw(drawn.public_id, by=actor(drawn, ada_token))
+    play.offer_draw(drawn.public_id, by=actor(drawn, bob_token))
+    page = signed_in(bob).get("/players/ada/").content.decode()
+    line = text_of(page.split('id="head-to-head"', 1)[1].split("</p>", 1)[0])
+    assert "You and ada: 4 games; ada won 2, you won 1, 1 drawn." in line, line
+    assert 'href="/players/ada/games/?against=bob">Your games together</a>' in page
+    assert (
+        "have not finished a game together" in signed_in(cy).get("/players/ada/").content.decode()
+    )
+    assert 'id="head-to-head"' not in signed_in(ada).get("/players/ada/").content.decode()
+    assert 'id="head-to-head"' not in Client().get("/players/ada/").content.decode()
 
 
 def test_a_player_without_games_and_an_unknown_player():
