@@ -59,5 +59,7 @@ runtime.serving()  # daphne serves this process: deflate on the wire, the start-
 
 if runtime.daphne_serves():  # the server's own timers, from the database (a restart)
     from games import timers
+    from tournaments import scheduler
 
     loop.when_serving(timers.recover)
+    scheduler.start()  # the tournaments' clock (one process ticks at a time: its lease)

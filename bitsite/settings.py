@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "accounts",
     "ratings",
     "lobby",
+    "tournaments",
+    "people",
 ]
 
 MIDDLEWARE = [
@@ -91,8 +93,10 @@ MIDDLEWARE = [
 ]
 
 # Logins (the admin's, and any later one) are throttled by django-axes: after
-# BITSITE_LOGIN_FAILURES failed attempts from one address, or for one user name, logins
-# from there (or as that user) are refused with 429 for BITSITE_LOGIN_COOLOFF_MINUTES.
+# BITSITE_LOGIN_FAILURES failed attempts for one user name from one address, or from one
+# address whatever the names, logins from there are refused with 429 for
+# BITSITE_LOGIN_COOLOFF_MINUTES. Never by the user name alone: wrong passwords typed for
+# someone else's name must not lock its owner out from their own address.
 # Attempts are kept in the database (and listed in the admin).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -100,7 +104,7 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_FAILURE_LIMIT = int(os.environ.get("BITSITE_LOGIN_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("BITSITE_LOGIN_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"], "ip_address"]  # the pair; the address
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "lockout.html"
 # The user name axes records, cut to what its records hold (a longer one overflowed them).
@@ -138,6 +142,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "people.context.inbox",
             ],
         },
     },
@@ -313,6 +318,8 @@ if ANALYSIS_POOL not in ("process", "thread"):
     raise ImproperlyConfigured(
         f"BITSITE_ANALYSIS_POOL must be process or thread, not {ANALYSIS_POOL!r}."
     )
+# A direct challenge (people/) unanswered this long reads as expired.
+CHALLENGE_TTL = int(os.environ.get("BITSITE_CHALLENGE_TTL", str(24 * 3600)))
 ANALYSIS_WORKERS = int(os.environ.get("BITSITE_ANALYSIS_WORKERS", "1"))
 ANALYSIS_QUEUE = int(os.environ.get("BITSITE_ANALYSIS_QUEUE", "4"))
 
@@ -333,6 +340,17 @@ LOBBY_CREATOR_AWAY = float(os.environ.get("BITSITE_LOBBY_AWAY", "60"))
 LOBBY_SWEEP_EVERY = float(os.environ.get("BITSITE_LOBBY_SWEEP", "5"))
 # A burst of changes to the lobby's lists reaches each page as one frame this often.
 LOBBY_PUSH_EVERY = float(os.environ.get("BITSITE_LOBBY_PUSH", "0.25"))
+
+# Tournaments (tournaments/scheduler.py, tournaments/live.py). Every daphne process runs
+# the scheduler's thread; the lease in the database lets one of them tick at a time.
+TOURNAMENT_SCHEDULER = env_bool("BITSITE_TOURNAMENT_SCHEDULER", True)
+# "hourly": an arena of each game at the top of every hour; "off": none.
+TOURNAMENT_SCHEDULE = os.environ.get("BITSITE_TOURNAMENT_SCHEDULE", "hourly").strip().lower()
+TOURNAMENT_HOURLY_MINUTES = 45
+TOURNAMENT_TICK = float(os.environ.get("BITSITE_TOURNAMENT_TICK", "1"))
+TOURNAMENT_GATHER = float(os.environ.get("BITSITE_TOURNAMENT_GATHER", "0.3"))
+TOURNAMENT_LEASE = float(os.environ.get("BITSITE_TOURNAMENT_LEASE", "10"))
+TOURNAMENT_PUSH_EVERY = float(os.environ.get("BITSITE_TOURNAMENT_PUSH", "0.25"))
 
 # Sockets one browser (one session) may open: on one match, and on one server process.
 SOCKETS_PER_MATCH = int(os.environ.get("BITSITE_SOCKETS_PER_MATCH", "8"))

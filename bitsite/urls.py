@@ -14,4 +14,6 @@ urlpatterns = [
     path("", include("games.urls")),
     path("", include("learn.urls")),  # the theory pages, the puzzles, the analysis board
     path("", include("ratings.urls")),
+    path("", include("tournaments.urls")),
+    path("", include("people.urls")),  # challenges and blocks
 ]

@@ -5,6 +5,9 @@ Anything else (a NUL byte, ``%FF``, a 4,000-character id, ``..``) never reaches 
 the URL does not match, which is a 404 page for HTTP and a clean refusal for a websocket
 (games/routing.py).
 
+``<event:public_id>``: an event's id (a tournament's): made the same way, so the same
+shape.
+
 ``<game:game>``: a known game's slug; the view receives the game itself (the rules
 module's ``Game``). An unknown slug is a 404 before any view runs.
 """
@@ -41,4 +44,5 @@ class GameConverter:
 
 
 register_converter(MatchIdConverter, "match")
+register_converter(MatchIdConverter, "event")
 register_converter(GameConverter, "game")

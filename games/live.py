@@ -26,7 +26,9 @@ import contextvars
 import logging
 import threading
 import time
+from collections.abc import Callable, Hashable
 from contextlib import contextmanager
+from typing import TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -36,6 +38,8 @@ from games import boards, presence
 from games.models import Match
 from games.rights import SPECTATOR, kinds, kinds_of_mode
 from games.signals import spectators_counted
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -262,6 +266,63 @@ def server_loop() -> asyncio.AbstractEventLoop | None:
     if loop is not None and loop.is_running() and not loop.is_closed():
         return loop
     return serving_loop()
+
+
+class Window:
+    """Bursts of changes, per key, on their way to a page's groups: the first change after
+    a quiet ``every()`` seconds fires at once, the ones that follow sooner fire together at
+    the end of that window. One definition for every live list (the lobby's, the watch
+    page's, a tournament's): a burst costs each page a few frames a second, however many
+    changes it holds.
+
+    ``add(key, note)`` is called from any thread after a change committed; ``note()``
+    records the change in the caller's own state, under the window's lock. ``fire(key)``
+    runs in the server's event loop (in the caller's loop when there is one, at once when
+    there is no server: a management command, a plain test), and takes what was noted with
+    ``take(key, what)``, which opens the next window."""
+
+    def __init__(self, every: Callable[[], float], fire: Callable[[Hashable], None]):
+        self.every = every
+        self.fire = fire
+        self.lock = threading.Lock()
+        self.scheduled: dict[Hashable, asyncio.AbstractEventLoop | None] = {}
+        self.last: dict[Hashable, float] = {}  # key -> when it last fired (monotonic)
+
+    def add(self, key: Hashable, note: Callable[[], None]) -> None:
+        running = _running_loop()
+        loop = running or server_loop()
+        with self.lock:
+            note()
+            waiting = self.scheduled.get(key, False)
+            if waiting is loop and loop is not None and not loop.is_closed():
+                return  # a fire is on its way in this loop
+            self.scheduled[key] = loop
+            delay = max(0.0, self.last.get(key, 0.0) + self.every() - time.monotonic())
+        if loop is None:
+            self.fire(key)
+            return
+        try:
+            if loop is running:
+                loop.call_later(delay, self.fire, key)
+            else:
+                loop.call_soon_threadsafe(loop.call_later, delay, self.fire, key)
+        except RuntimeError:  # the loop closed in between
+            self.fire(key)
+
+    def take(self, key: Hashable, what: Callable[[], T]) -> T:
+        """What was noted for ``key`` (``what()``, under the lock); the next change opens
+        a new window."""
+        with self.lock:
+            self.scheduled.pop(key, None)
+            self.last[key] = time.monotonic()
+            return what()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 @contextmanager

@@ -166,6 +166,9 @@ class Match(models.Model):
     # Listed in the lobby: an open challenge while it waits, then a match anyone may watch
     # (lobby/). A friend's match by link is unlisted.
     listed = models.BooleanField("listed in the lobby", default=False)
+    # The event that paired the match (an app's label, e.g. "tournament:<id>"), or "":
+    # its pairing is the event's to make, so it has no rematch.
+    event = models.CharField(max_length=40, blank=True, default="", editable=False)
     # The player of a game on one device or against the computer asked to see the winning
     # moves (never between friends: games/rights.py).
     hints = models.BooleanField(default=False)
@@ -381,6 +384,12 @@ class Match(models.Model):
         # The book's sentence, with the players named as the board names them.
         names = {player: self.player_name(player) for player in (1, 2)}
         return self.rules.describe_outcome(self.current, names)
+
+    @property
+    def mode_text(self) -> str:
+        """Who the opponent is, as a page's header says it (an event's game: the event
+        paired the players, not a link)."""
+        return "Event game" if self.event else self.get_mode_display()
 
     def options_summary(self) -> str:
         return self.rules.describe_options(self.options) if self.rules.options else "standard"

@@ -417,6 +417,69 @@ def create_match(
     return _write(change)  # on SQLite, the writer thread's kept connection
 
 
+@dataclass(frozen=True)
+class Seat:
+    """An account taking a seat of a match the server makes (a tournament's pairing): the
+    account, and its secret (the one every device signed into it holds)."""
+
+    user: object
+    token: str
+
+
+def pair_accounts(
+    game_slug: str,
+    *,
+    first: Seat,
+    second: Seat,
+    options: dict | None = None,
+    time_control: dict | None = None,
+    rated: bool = False,
+    event: str = "",
+) -> Match:
+    """A match between two accounts, made by the server and begun at once (``first``
+    moves first): a friend's match whose seats are already taken, on the clock
+    ``time_control`` (as ``create_match`` takes it). Inside a write of an app built on
+    games (its pairing step), it joins that write's transaction, and its pushes go out
+    once that commits."""
+    if first.user.pk == second.user.pk:
+        raise ValueError("A player cannot be paired with themselves.")
+    game = get_game(game_slug)
+    position = game.start(**(options or {}))
+    now = timezone.now()
+    match = Match(
+        game=game.slug,
+        options=game.options_of(position),
+        position=game.to_json(position),
+        mode=Match.Mode.FRIEND,
+        first_seat=1,
+        status=Match.Status.PLAYING,
+        started_at=now,
+        rated=rated,
+        event=event,
+        computer_seed=secrets_module.randbits(48),
+    )
+    for number, seat in ((1, first), (2, second)):
+        setattr(match, f"seat{number}_secret", hash_secret(seat.token))
+        setattr(match, f"seat{number}_user", seat.user)
+        setattr(match, f"seat{number}_name", names.clean(seat.user.get_username()))
+    control = time_control or {}
+    if control.get("clock"):
+        match.clock = control["clock"]
+        match.clock_base = int(control.get("base", 0))
+        match.clock_increment = int(control.get("increment", 0))
+        match.clock_days = int(control.get("days", 0))
+    for field, value in clock.on_start(match, now).items():
+        setattr(match, field, value)
+
+    def change() -> Match:
+        match.save()
+        _changed(match)
+        transaction.on_commit(lambda: timers.watch(match))  # its first move is awaited
+        return match
+
+    return _write(change)
+
+
 def join(public_id: str, *, token: str, name: str = "", user=None) -> Match:
     """Take seat 2 of a match waiting for its second player (for ``user``'s account, if
     the browser is signed in)."""

@@ -499,6 +499,30 @@ def counts(names: list[str]) -> list[int] | None:
     return found
 
 
+def join_sets(channel: str, names: list[str]) -> None:
+    """Make ``channel`` (a socket) a member of these sets (again: a heartbeat refreshes it),
+    for the apps' own sets of open pages (My games', the inbox's). Nothing if the store is
+    unreachable: the socket is let be."""
+    if not _reachable():
+        return
+    try:
+        store().join(channel, names)
+    except Exception as error:
+        _failed("a page joining its sets", error)
+        return
+    _answered()
+
+
+def leave_sets(channel: str, names: list[str]) -> None:
+    """``channel`` leaves these sets at once (its socket closed)."""
+    if not _reachable():
+        return
+    try:
+        store().leave(channel, names)
+    except Exception as error:
+        _failed("a page leaving its sets", error)
+
+
 async def call(function, *args, **kwargs):
     """Run one of these from async code: in place for the in-process store (it never
     waits), on a worker thread for Redis (a slow Redis must not stall the event loop)."""

@@ -235,6 +235,8 @@ def rematch_refusal(match: Match, seats) -> Refused | None:
         return NotAPlayer("Only the players can start a rematch.")
     if match.ending == Match.Ending.CANCELLED:
         return Cancelled()
+    if match.event:
+        return Refused("An event's game has no rematch: the event pairs its players.")
     if one_player_both_sides(match):
         return OwnMatch(
             "You held both seats of this match: a rematch would pair you with yourself. "

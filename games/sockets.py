@@ -70,6 +70,7 @@ from django.contrib.auth import (
 )
 from django.utils.crypto import constant_time_compare
 
+from bitsite import runtime
 from bitsite.database import pool_exhausted
 from games import admission, limits, presence
 from games.live import SEND_TIMEOUT, publisher
@@ -123,7 +124,7 @@ def signed_in_user_id(session) -> int | None:
     return user.pk
 
 
-class Socket(AsyncWebsocketConsumer):
+class Socket(runtime.websocket_consumer()):
     """One page's websocket: admitted, grouped, kept alive and let go the same way for
     every page of the site (the module's docstring says how)."""
 

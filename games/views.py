@@ -19,7 +19,15 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games import limits, live, play
 from games.boards import board_context, render_board, render_notice, told_notice
-from games.browsers import remember_name, remembered_name, seat_token, typed_name
+from games.browsers import (
+    browser_key,
+    keep_browser_key,
+    remember_name,
+    remembered_name,
+    seat_token,
+    signed_in_user,
+    typed_name,
+)
 from games.forms import NewMatchForm
 from games.http import refusal_status, see_other
 from games.models import Match
@@ -27,16 +35,21 @@ from games.play import Actor
 from games.rights import Refused, viewer_from_session
 
 
-def limited(action: str):
+def limited(action: str, *, by_browser: bool = False):
     """Count the request against ``action``'s rate limits (games/limits.py); past one, it
-    is answered 429 and nothing changes."""
+    is answered 429 and nothing changes. ``by_browser``: the per-browser limit counts by
+    the browser's own key (games.browsers.browser_key), not by its session, for actions
+    that start a new session (signing up), which a session's count would never stop."""
 
     def decorate(view):
         @wraps(view)
         def wrapper(request, *args, **kwargs):
-            if limits.over_limit(request, action):
-                return too_fast(request, kwargs.get("public_id"))
-            return view(request, *args, **kwargs)
+            browser = browser_key(request) if by_browser else None
+            if limits.over_limit(request, action, browser=browser):
+                response = too_fast(request, kwargs.get("public_id"))
+            else:
+                response = view(request, *args, **kwargs)
+            return keep_browser_key(request, response) if by_browser else response
 
         return wrapper
 
@@ -55,12 +68,6 @@ def too_fast(request, public_id: str | None = None):
 
 def _match_or_404(public_id: str) -> Match:
     return get_object_or_404(Match, public_id=public_id)
-
-
-def _account(request):
-    """The signed-in account of this browser, if any (its seats are the account's: the
-    accounts app puts the account's secret into the session)."""
-    return request.user if request.user.is_authenticated else None
 
 
 def _actor(request) -> Actor:
@@ -166,7 +173,7 @@ def new_match(request, game):
     """The new-match page of a game (GET), and the start of a match (POST)."""
     if request.method == "POST":
         return _create_match(request, game)
-    account = _account(request)
+    account = signed_in_user(request)
     initial = {"name": remembered_name(request)}
     form = NewMatchForm(game, initial=initial, signed_in=account is not None)
     return _new_match_page(request, game, form)
@@ -200,7 +207,7 @@ def _create_match(request, game):
             name=typed_name(request, data.get("name", "")),
             opponent_name=data.get("opponent_name", ""),
             time_control=data.get("time_control"),
-            user=_account(request),
+            user=signed_in_user(request),
             rated=data["rated"],
             listed=data.get("listed", False),
         )
@@ -222,7 +229,7 @@ def join(request, public_id):
             public_id,
             token=seat_token(request),
             name=typed_name(request, request.POST.get("name", "")),
-            user=_account(request),
+            user=signed_in_user(request),
         )
     except Refused as refusal:
         return _board(request, match, message=refusal.message, status=refusal_status(refusal))

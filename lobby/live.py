@@ -31,8 +31,6 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-import threading
-import time
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -40,7 +38,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games import boards, clock, presence
-from games.live import publisher, server_loop, spectator_counts
+from games.live import Window, publisher, server_loop, spectator_counts
 from games.models import Match
 from games.rights import SPECTATOR
 from lobby import challenges
@@ -224,54 +222,28 @@ def coalesce(events: list[dict]) -> list[dict]:
 
 
 class Batches:
-    """The changes of one group's list on their way, from any thread: the first change
-    after a quiet LOBBY_PUSH_EVERY seconds goes at once, the ones that follow sooner wait
-    for the end of that window and go together, coalesced. A burst of challenges costs
-    each page one frame, not one per challenge. Sent by the live layer's publisher
-    (games/live.py), from the server's event loop."""
+    """The changes of one group's list on their way, from any thread, in bursts
+    (``games.live.Window``, every LOBBY_PUSH_EVERY seconds), coalesced: a burst of
+    challenges costs each page one frame, not one per challenge. Sent by the live layer's
+    publisher (games/live.py), from the server's event loop."""
 
     def __init__(self, group: str, kind: str):
         self.group = group
         self.type = kind  # the consumers' handler: lobby.batch, watch.batch
-        self.lock = threading.Lock()
         self.pending: list[dict] = []
-        self.scheduled: asyncio.AbstractEventLoop | None = None  # the loop a flush waits in
-        self.last = 0.0  # when the last batch went (time.monotonic)
+        self.window = Window(lambda: settings.LOBBY_PUSH_EVERY, lambda _: self.flush())
 
     def add(self, event: dict) -> None:
-        running = _running_loop()
-        loop = running or server_loop()
-        with self.lock:
-            self.pending.append(event)
-            if self.scheduled is not None and self.scheduled is loop and not loop.is_closed():
-                return  # a flush is on its way in this loop
-            self.scheduled = loop
-            delay = max(0.0, self.last + settings.LOBBY_PUSH_EVERY - time.monotonic())
-        if loop is None:  # no server here (a management command, a plain test): at once
-            self.flush()
-            return
-        try:
-            if loop is running:
-                loop.call_later(delay, self.flush)
-            else:
-                loop.call_soon_threadsafe(loop.call_later, delay, self.flush)
-        except RuntimeError:  # the loop closed in between
-            self.flush()
+        self.window.add(self.group, lambda: self.pending.append(event))
 
     def flush(self) -> None:
-        with self.lock:
-            events, self.pending = self.pending, []
-            self.scheduled = None
-            self.last = time.monotonic()
+        events = self.window.take(self.group, self._taken)
         if events:
             publisher.publish(self.group, {"type": self.type, "events": coalesce(events)})
 
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+    def _taken(self) -> list[dict]:
+        events, self.pending = self.pending, []
+        return events
 
 
 lobby_batches = Batches(LOBBY_GROUP, "lobby.batch")

@@ -17,7 +17,13 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from games import play, rights
-from games.browsers import remember_name, remembered_name, seat_token, typed_name
+from games.browsers import (
+    remember_name,
+    remembered_name,
+    seat_token,
+    signed_in_user,
+    typed_name,
+)
 from games.http import refusal_status, see_other
 from games.models import Match
 from games.rights import Refused
@@ -33,15 +39,10 @@ ACCEPT_WORDS = {
 }
 
 
-def _user(request):
-    user = getattr(request, "user", None)
-    return user if user is not None and user.is_authenticated else None
-
-
 def _challenger(request) -> challenges.Challenger:
     """This browser, as the lobby recognises a challenge's creator (a visit makes no
     session)."""
-    user = _user(request)
+    user = signed_in_user(request)
     return challenges.Challenger.of(request.session.get("token"), user.pk if user else None)
 
 
@@ -90,11 +91,10 @@ def _listed_or_404(public_id: str) -> Match:
 @limited("join")
 def accept(request, public_id):
     """Take the second seat of an open challenge: the share link's join."""
+    user = signed_in_user(request)
     try:
-        name = play.display_name(typed_name(request, request.POST.get("name")), _user(request))
-        match = challenges.accept(
-            public_id, token=seat_token(request), user=_user(request), name=name
-        )
+        name = play.display_name(typed_name(request, request.POST.get("name")), user)
+        match = challenges.accept(public_id, token=seat_token(request), user=user, name=name)
     except rights.NoSuchMatch:
         raise Http404("There is no such challenge.") from None
     except Refused as refusal:
@@ -122,12 +122,13 @@ def withdraw(request, public_id):
 def play_anyone(request, game):
     """Quick pairing: the oldest compatible open challenge, else a new one; pressed again
     (a double click, another tab or device of the account), the same answer."""
+    user = signed_in_user(request)
     try:  # a name that is another account's is refused before anything is written
-        name = play.display_name(typed_name(request, request.POST.get("name")), _user(request))
+        name = play.display_name(typed_name(request, request.POST.get("name")), user)
     except Refused as refusal:
         return _answer(request, refusal.message, status=refusal_status(refusal))
     match, pairing = challenges.play_anyone(
-        game.slug, token=seat_token(request), user=_user(request), name=name
+        game.slug, token=seat_token(request), user=user, name=name
     )
     remember_name(request, name)
     if pairing == challenges.Pairing.TOOK:

@@ -53,7 +53,13 @@
   }, true);
   var hadRematch = !!document.querySelector("#rematch-link");
 
+  // A signed-in player's every page also holds a small inbox socket (the header's badge:
+  // people/consumers.py), besides the page's own: what follows is about the page's own.
+  function isInbox(e) { return !!(e.detail.elt && e.detail.elt.id === "inbox-socket"); }
+  var inboxRetries = 0, inboxSocket = null;
+
   document.addEventListener("htmx:wsOpen", function (e) {
+    if (isInbox(e)) { inboxRetries = 0; inboxSocket = e.detail.socketWrapper; return; }
     socket = e.detail.socketWrapper;
     retries = 0;
     showReconnecting(false);
@@ -70,6 +76,15 @@
 
   document.addEventListener("htmx:wsClose", function (e) {
     var code = e.detail.event.code;
+    if (isInbox(e)) { // no message on the page; a clean close or 4503 is retried quietly
+      if (code < 4000 || code === 4503) {
+        if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
+          var inbox = e.detail.socketWrapper;
+          setTimeout(function () { inbox.reconnect(); }, backoff(inboxRetries++));
+        }
+      }
+      return;
+    }
     if (code >= 4000 && code !== 4503) { // the server refused this page for good
       var el = document.getElementById("conn");
       if (el) {
@@ -144,6 +159,20 @@
   document.addEventListener("htmx:afterSwap", followRematch);
 
   document.addEventListener("htmx:wsAfterMessage", followRematch);
+
+  // A challenge this player sent, accepted while they wait on the challenges page: the
+  // push brings its "Go to the game" (people/), which takes them there once. One shown
+  // when the page loaded is only a link.
+  var known = {};
+  document.querySelectorAll("a[data-follow-once]").forEach(function (a) { known[a.getAttribute("data-follow-once")] = true; });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    var go = null;
+    document.querySelectorAll("a[data-follow-once]").forEach(function (a) {
+      var key = a.getAttribute("data-follow-once");
+      if (!known[key]) { known[key] = true; go = go || a; }
+    });
+    if (go && !leaving) { leaving = true; window.location.assign(go.getAttribute("href")); }
+  });
 
   // Every answer stays until read: a notice (a refusal, the computer's answer, a declined
   // draw offer), the page's messages ("You joined ...") and a "Copied!" stay, whatever
@@ -234,9 +263,8 @@
 
   // A page coming back from sleep asks for the current board.
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible" && socket) {
-      socket.send(JSON.stringify({ type: "sync" }));
-    }
+    if (document.visibilityState !== "visible") return;
+    [socket, inboxSocket].forEach(function (s) { if (s) s.send(JSON.stringify({ type: "sync" })); });
   });
 
   // Copy buttons: <button data-copy="#input-id">.
@@ -497,7 +525,9 @@
 (function () {
   "use strict";
   var drawn = new WeakMap(), asked = new WeakSet(), socket = null;
-  document.addEventListener("htmx:wsOpen", function (e) { socket = e.detail.socketWrapper; });
+  document.addEventListener("htmx:wsOpen", function (e) {
+    if (!(e.detail.elt && e.detail.elt.id === "inbox-socket")) socket = e.detail.socketWrapper;
+  });
   function age(el) {
     if (!drawn.has(el)) drawn.set(el, Date.now());
     return Date.now() - drawn.get(el);

@@ -264,3 +264,48 @@ def test_the_lobby_and_the_watch_page(live_server_url, new_page, audit):
     expect(visitor.locator("#watch-list li")).to_have_count(2)
     audit(visitor, "watch page")
     audit.verify(at_least=2 * 3)
+
+
+def test_the_tournament_pages(live_server_url, new_page, audit):
+    """The list with its form; an arena to join, and running (a player's "Go to your game",
+    the standings, the games in play); a finished Swiss event with its podium."""
+    from tests.tournaments.helpers import accounts, event, finish
+    from tournaments import director
+    from tournaments.models import Pairing
+
+    players = accounts("ada", "bob", "cy", "di", "eve")
+    upcoming = event("arena", starts_in=600, name="Evening arena")
+    arena = event("arena", starts_in=-1, name="Running arena")
+    swiss = event("swiss", starts_in=-1, rounds=2, name="Sunday Swiss")
+    for user in players:
+        director.join(arena.public_id, user)
+        director.join(swiss.public_id, user)
+    director.advance(arena.public_id)
+    director.advance(swiss.public_id)
+    for number in (1, 2):
+        for p in Pairing.objects.filter(tournament=swiss, round=number, match__isnull=False):
+            finish(p.match, winner=p.first.user)
+        director.advance(swiss.public_id)
+    for p in Pairing.objects.filter(tournament=arena)[:1]:
+        finish(p.match, winner=p.first.user)
+    page = new_page()
+    sign_in_browser(page, live_server_url, players[0])
+    page.goto(f"{live_server_url}/tournaments/")
+    expect(page.get_by_role("heading", name="Create a tournament")).to_be_visible()
+    audit(page, "tournaments, signed in")
+    page.goto(live_server_url + upcoming.get_absolute_url())
+    expect(page.get_by_role("button", name="Join", exact=True)).to_be_visible()
+    audit(page, "an arena to join")
+    page.goto(live_server_url + arena.get_absolute_url())
+    expect(page.locator(".standings .results").first).to_have_text("W")
+    audit(page, "a running arena")
+    playing = Pairing.objects.filter(tournament=arena, match__status="playing").first()
+    page.context.clear_cookies()
+    sign_in_browser(page, live_server_url, playing.first.user)
+    page.goto(live_server_url + arena.get_absolute_url())
+    expect(page.get_by_role("link", name="Go to your game")).to_be_visible()
+    audit(page, "a running arena, a player's game")
+    page.goto(live_server_url + swiss.get_absolute_url())
+    expect(page.locator(".podium li")).to_have_count(3)
+    audit(page, "a finished Swiss event")
+    audit.verify(at_least=2 * 5)

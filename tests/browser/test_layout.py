@@ -127,15 +127,18 @@ def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 @pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360", "1100"])
-def test_the_header_leads_to_play_watch_learn_and_leaderboards(
+def test_the_header_leads_to_play_watch_tournaments_learn_and_leaderboards(
     viewport, javascript, live_server_url, new_page
 ):
     page = new_page(viewport=viewport, java_script_enabled=javascript)
     page.goto(live_server_url + "/")
     nav = page.get_by_role("navigation", name="Site")
-    expect(nav.get_by_role("link")).to_have_text(["Play", "Watch", "Learn", "Leaderboards"])
+    expect(nav.get_by_role("link")).to_have_text(
+        ["Play", "Watch", "Tournaments", "Learn", "Leaderboards"]
+    )
     for name, path, shown in [
         ("Watch", "/watch/", "#watch-list"),
+        ("Tournaments", "/tournaments/", "#running-title"),
         ("Learn", "/learn/", "#learn-games"),
         ("Leaderboards", "/leaderboards/", "#leaderboards"),
         ("Play", "/", "#challenge-list"),
@@ -156,7 +159,7 @@ def test_the_header_adds_my_games_when_signed_in(live_server_url, new_page, arti
     sign_up(page, live_server_url, "ada" + "w" * 27)  # the longest user name
     nav = page.get_by_role("navigation", name="Site")
     expect(nav.get_by_role("link")).to_have_text(
-        ["Play", "Watch", "Learn", "Leaderboards", "My games"]
+        ["Play", "Watch", "Tournaments", "Learn", "Leaderboards", "My games"]
     )
     expect(nav.get_by_role("link", name="My games")).to_have_attribute("aria-current", "page")
     assert not page.evaluate(SIDEWAYS)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -167,7 +169,16 @@ def test_a_page_past_the_socket_cap_says_why_and_a_closed_tab_frees_its_place(
     expect(third.locator("html")).to_have_attribute("data-live", "refused-4409")
     third.screenshot(path=str(artifacts / "socket-cap.png"), full_page=True)
     second.close()
-    third.reload()
+    # The server frees the closed tab's place once its connection has ended, a moment
+    # later (longer on a busy machine); a reload before that is refused again with the
+    # same message, and the player reloads again, as it says.
+    html = third.locator("html")
+    deadline = time.monotonic() + 30
+    while True:
+        third.reload()
+        expect(html).to_have_attribute("data-live", re.compile(r"^(open|refused-4409)$"))
+        if html.get_attribute("data-live") == "open" or time.monotonic() > deadline:
+            break
     wait_for_socket(third)
     expect(third.locator("#conn")).to_be_hidden()
 

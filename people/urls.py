@@ -1,0 +1,19 @@
+from django.urls import path
+
+from people import views
+
+urlpatterns = [
+    path("challenges/", views.challenges_page, name="challenges"),
+    path("challenges/<str:public_id>/accept", views.accept, name="challenge_accept"),
+    path("challenges/<str:public_id>/decline", views.decline, name="challenge_decline"),
+    path("challenges/<str:public_id>/cancel", views.cancel, name="challenge_cancel"),
+    path("players/<str:username>/challenge/", views.challenge_player, name="challenge_player"),
+    path("friends/", views.friends_page, name="friends"),
+    path("notifications/", views.notifications_page, name="notifications"),
+    path("notifications/read", views.notifications_read, name="notifications_read"),
+    path("notifications/<int:pk>/open", views.notification_open, name="notification_open"),
+    path("players/<str:username>/follow", views.follow, name="follow"),
+    path("players/<str:username>/unfollow", views.unfollow, name="unfollow"),
+    path("players/<str:username>/block", views.block, name="block"),
+    path("players/<str:username>/unblock", views.unblock, name="unblock"),
+]
