@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "lobby",
     "tournaments",
     "people",
+    "chat",
 ]
 
 MIDDLEWARE = [
@@ -305,6 +306,8 @@ RATE_LIMITS = {
     # before such work starts.
     "analysis": env_rates("BITSITE_RATE_ANALYSIS", "60/10s,120/10s"),
     "solve": env_rates("BITSITE_RATE_SOLVE", "5/10s,10/10s"),
+    # Chat messages and reports (chat/): a few a second is talking; more is flooding.
+    "chat": env_rates("BITSITE_RATE_CHAT", "8/10s,30/10s"),
 }
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")

@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("ratings.urls")),
     path("", include("tournaments.urls")),
     path("", include("people.urls")),  # challenges and blocks
+    path("", include("chat.urls")),  # a match's chats
 ]

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from games import clock, review
+from games import clock, extras, review
 from games.models import Match, Move
 from games.presenters import presenter_for
 
@@ -201,6 +201,11 @@ class MatchAdmin(admin.ModelAdmin):
     list_per_page = 50
     actions = ("export_json",)
     inlines = (MoveInline,)
+
+    def get_inlines(self, request, obj):
+        # The moves, and what the apps above games keep with a match (its chat).
+        return (*self.inlines, *extras.admin_inlines())
+
     fieldsets = (
         (
             None,

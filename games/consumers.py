@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 
-from games import boards, play, presence
+from games import boards, extras, play, presence
 from games.live import (
     group_name,
     presence_changed,
@@ -140,6 +140,10 @@ class MatchConsumer(Socket):
             self.marks[seat] = online
             await self.send(text_data=event["html"])
 
+    async def page_fragment(self, event):
+        """A part of the page an app above games drew (the chat: games.live.send_fragment)."""
+        await self.send(text_data=event["html"])
+
     # ---- helpers ---------------------------------------------------------------------
 
     def _marks_drawn(self, marks):
@@ -199,6 +203,7 @@ class MatchConsumer(Socket):
         (count,) = spectator_counts([match.public_id])
         if count is not None:
             html += boards.spectators_fragment(count)
+        html += extras.socket_panels(match, viewer)  # the chat's log, as this kind reads it
         return Snapshot(html, match.version, marks, count)
 
     ticks = 0

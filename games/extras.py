@@ -11,6 +11,14 @@ the board is drawn without it.
 Match notes: ``register_match_note(fn)``, ``fn(match)`` returning a list of texts (or
 SafeStrings) shown above the board of any match, on its page and in its replay: what the
 match belongs to (a tournament's game links to its event). A note that fails is left out.
+
+Match panels: ``register_match_panel(panel)``, an object with ``page(match, viewer,
+request)`` returning the HTML drawn under the board of the match page (and ``replay(match,
+viewer, request)`` under the replay's), and ``socket(match, viewer)`` returning the HTML a
+match socket sends with the board as it opens or syncs (the panel's live parts as that kind
+of viewer sees them; what an app pushes later it sends itself, as a ``page.fragment``
+message to the kinds' groups: games/live.py ``send_fragment``). A panel that fails is
+logged and left out: the page is drawn without it.
 """
 
 from __future__ import annotations
@@ -60,3 +68,49 @@ def match_notes(match: Match) -> tuple:
         except Exception:
             log.exception("match note %r failed for match %s", fn, match.public_id)
     return tuple(notes)
+
+
+_panels: list = []
+
+
+def register_match_panel(panel) -> None:
+    if panel not in _panels:
+        _panels.append(panel)
+
+
+def _drawn(what: str, match: Match, *args) -> str:
+    parts = []
+    for panel in _panels:
+        try:
+            parts.append(getattr(panel, what)(match, *args))
+        except Exception:
+            log.exception("match panel %r failed (%s) for match %s", panel, what, match.public_id)
+    return "".join(parts)
+
+
+def page_panels(match: Match, viewer, request) -> str:
+    """The HTML under the board of a match's page, for this viewer."""
+    return _drawn("page", match, viewer, request)
+
+
+def replay_panels(match: Match, viewer, request) -> str:
+    """The HTML under a match's replay, for this viewer."""
+    return _drawn("replay", match, viewer, request)
+
+
+def socket_panels(match: Match, viewer) -> str:
+    """The panels' live parts for a socket of this kind of viewer (shared by its kind)."""
+    return _drawn("socket", match, viewer)
+
+
+_admin_inlines: list = []
+
+
+def register_admin_inline(inline) -> None:
+    """An inline shown on a match's admin page (an app's rows kept with the match)."""
+    if inline not in _admin_inlines:
+        _admin_inlines.append(inline)
+
+
+def admin_inlines() -> tuple:
+    return tuple(_admin_inlines)

@@ -20,7 +20,7 @@ from django_ratelimit.core import get_usage
 
 from bitsite import redis_guard
 
-ACTIONS = ("create", "join", "move", "socket", "lobby", "analysis", "solve")
+ACTIONS = ("create", "join", "move", "socket", "lobby", "analysis", "solve", "chat")
 
 
 def _by_session(group, request) -> str:

@@ -155,6 +155,15 @@ def presence_changed(
         publisher.publish(group_name(public_id, viewer.key), message)
 
 
+def send_fragment(public_id: str, kind: str, part: str, html: str) -> None:
+    """Send a part of the page drawn by an app above games (games/extras.py's panels: the
+    chat) to the sockets of one kind of viewer of a match, which forward it as it is. Each
+    carries the whole part (``part`` names it): a newer one supersedes an older one, through
+    an outage of the layer too."""
+    message = {"type": "page.fragment", "part": part, "html": html}
+    publisher.publish(group_name(public_id, kind), message)
+
+
 # ---- "N watching": the spectators of a match, counted in the presence sets ----------------
 
 SPECTATORS_EVERY = 1.0  # seconds: at most one count of a match's spectators per process
@@ -414,7 +423,7 @@ class Publisher:
                     raise
 
     def _keep(self, group: str, message: dict) -> None:
-        key = (group, message.get("type"), message.get("seat"))
+        key = (group, message.get("type"), message.get("seat"), message.get("part"))
         self.kept.pop(key, None)  # the newest goes last
         self.kept[key] = (group, message)
         while len(self.kept) > MAX_KEPT:

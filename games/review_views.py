@@ -27,7 +27,13 @@ from django.views.decorators.http import require_GET
 from games import extras, play, review
 from games.models import Match
 from games.presenters import presenter_for
-from games.rights import NothingToReplay, is_reviewer, may_review, replay_refusal
+from games.rights import (
+    NothingToReplay,
+    is_reviewer,
+    may_review,
+    replay_refusal,
+    viewer_from_session,
+)
 from games.verdicts import value_text, verdict_class
 
 # A match of up to this many plies holds every ply's frame on its page (see the docstring).
@@ -241,6 +247,7 @@ def replay(request, public_id):
             (last if frame.ply < last else None, "Last", "last", "»"),
         ],
         "replay_url": replay_url,
+        "viewer": viewer_from_session(request.session, match),
         "frames_url": reverse("replay_frames", args=[match.public_id]) if last <= HELD else "",
         "rows": [_row(match, f, frame.ply, presenter) for f in seen.window],
         "earlier": seen.window[0].ply if seen.window else 0,

@@ -70,6 +70,13 @@ def blocked_by(user, other) -> bool:
     return Block.objects.filter(blocker=user, blocked=other).exists()
 
 
+def blocked_between(user, other) -> bool:
+    """Has either of the two blocked the other? (No challenge, follow or chat between them.)"""
+    return Block.objects.filter(
+        Q(blocker=other, blocked=user) | Q(blocker=user, blocked=other)
+    ).exists()
+
+
 def block(user, other) -> None:
     """``user`` blocks ``other``: no challenge from them; their open ones are withdrawn."""
     if user.pk == other.pk:

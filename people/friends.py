@@ -16,8 +16,8 @@ from django.db.models import Q
 from games import presence
 from games.models import Match
 from people import live
-from people.challenges import Refused
-from people.models import Block, Follow
+from people.challenges import Refused, blocked_between
+from people.models import Follow
 
 MAX_FOLLOWS = 500  # accounts one player may follow
 PLAYING_SHOWN = 3  # a friend's games in play listed, the newest first
@@ -30,9 +30,7 @@ def follows(user, other) -> bool:
 def follow(user, other) -> None:
     if user.pk == other.pk:
         raise Refused("You cannot follow yourself.", 400)
-    if Block.objects.filter(
-        Q(blocker=other, blocked=user) | Q(blocker=user, blocked=other)
-    ).exists():
+    if blocked_between(user, other):
         raise Refused(f"You cannot follow {other.get_username()}.", 403)
     if Follow.objects.filter(follower=user).count() >= MAX_FOLLOWS:
         raise Refused(f"You follow {MAX_FOLLOWS} players: unfollow one first.", 429)

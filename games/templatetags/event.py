@@ -2,6 +2,7 @@
 
 from django import template
 from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 
 from games import extras
 
@@ -12,3 +13,14 @@ register = template.Library()
 def match_notes(match):
     notes = extras.match_notes(match)
     return format_html_join("", '<p class="meta event-note">{}</p>', ((note,) for note in notes))
+
+
+@register.simple_tag(takes_context=True)
+def match_panels(context, match, viewer):
+    """What the apps above games draw under a match's board (games/extras.py): the chat."""
+    return mark_safe(extras.page_panels(match, viewer, context.get("request")))
+
+
+@register.simple_tag(takes_context=True)
+def replay_panels(context, match, viewer):
+    return mark_safe(extras.replay_panels(match, viewer, context.get("request")))
