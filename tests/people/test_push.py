@@ -456,3 +456,16 @@ def test_a_tournament_that_does_not_take_place_tells_nobody():
 
 def test_requests_to_the_stand_in_need_its_paths(service):
     assert requests.post(f"{service.origin}/elsewhere", data=b"", timeout=5).status_code == 404
+
+
+def test_past_the_waiting_bound_a_delivery_is_dropped_and_the_notification_stands(
+    service, monkeypatch, caplog
+):
+    ada, bob = account("ada"), account("bob")
+    Browser(bob).turn_push_on(service)
+    monkeypatch.setattr(delivery, "WAITING", 0)  # every thread busy, the line full
+    challenges.send(ada, bob, **TERMS)
+    assert Notification.objects.filter(user=bob, kind="challenge").count() == 1
+    assert "one for user" in caplog.text and "dropped" in caplog.text
+    assert delivery.drain()
+    assert service.received == []
