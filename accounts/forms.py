@@ -20,7 +20,10 @@ class SignUpForm(UserCreationForm):
     email = forms.EmailField(
         label="Email (optional)",
         required=False,
-        help_text="Only used to reset a forgotten password, when this site can send email.",
+        help_text=(
+            "Only used to reset a forgotten password and, if you choose, for notifications, "
+            "when this site can send email."
+        ),
     )
 
     class Meta(UserCreationForm.Meta):

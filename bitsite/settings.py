@@ -326,6 +326,19 @@ CHALLENGE_TTL = int(os.environ.get("BITSITE_CHALLENGE_TTL", str(24 * 3600)))
 ANALYSIS_WORKERS = int(os.environ.get("BITSITE_ANALYSIS_WORKERS", "1"))
 ANALYSIS_QUEUE = int(os.environ.get("BITSITE_ANALYSIS_QUEUE", "4"))
 
+# Notifications that reach a player away from the site (people/delivery.py): Web Push
+# and email. The site's VAPID private key (base64url: the raw 32-byte key, or DER), which
+# every process must share; unset, one is made on first need and kept in the database
+# (people.VapidKey). The subject is how a push service reaches whoever runs the site.
+VAPID_PRIVATE_KEY = os.environ.get("BITSITE_VAPID_PRIVATE_KEY", "").strip()
+VAPID_SUBJECT = os.environ.get("BITSITE_VAPID_SUBJECT", "mailto:webpush@localhost").strip()
+# A push endpoint must be https on a host name; a stand-in push service on 127.0.0.1
+# over http is taken only with debug on (and in the tests).
+PUSH_LOOPBACK_ENDPOINTS = DEBUG
+# The site's address in notification emails' links; unset: https (http with
+# DJANGO_SECURE_SSL off) and the first of DJANGO_ALLOWED_HOSTS.
+SITE_URL = os.environ.get("BITSITE_SITE_URL", "").strip().rstrip("/")
+
 # In a friend's match without a clock, a player may claim the game once the opponent has
 # had no page of it open for this many seconds.
 ABANDON_AFTER = float(os.environ.get("BITSITE_ABANDON_SECONDS", "60"))

@@ -1,11 +1,12 @@
 """Challenges and blocks in the admin, read-only: they change only through the site
-(people/challenges.py), which tells both players' pages."""
+(people/challenges.py), which tells both players' pages. Push subscriptions are listed
+(with their failures) and may be deleted; the notification choices are read-only."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from people.models import Block, Challenge
+from people.models import Block, Challenge, NotificationPreference, PushSubscription
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -29,3 +30,18 @@ class BlockAdmin(ReadOnly):
     list_display = ("blocker", "blocked", "created_at")
     search_fields = ("blocker__username", "blocked__username")
     raw_id_fields = ("blocker", "blocked")
+
+
+@admin.register(PushSubscription)
+class PushSubscriptionAdmin(ReadOnly):
+    list_display = ("user", "user_agent", "created_at", "last_success_at", "failures")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)
+    exclude = ("p256dh", "auth")
+
+
+@admin.register(NotificationPreference)
+class NotificationPreferenceAdmin(ReadOnly):
+    list_display = ("user", "push", "email", "updated_at")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)

@@ -154,6 +154,7 @@ class Notification(models.Model):
         CHALLENGE = "challenge", "A challenge"
         ANSWER = "answer", "A challenge answered"
         RESULT = "result", "A rated game's result"
+        TOURNAMENT = "tournament", "A tournament you joined starts"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
@@ -173,3 +174,60 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"to {self.user}: {self.text}"
+
+
+class NotificationPreference(models.Model):
+    """Which kinds of notification also reach the account away from the site: by Web Push
+    (``push``: to every device it turned push on for) and by email (``email``: only when
+    the site can send email and the account has an address). Kinds are
+    ``Notification.Kind`` values; an account without a row gets neither (people/delivery.py).
+    The first device turned on while no kind is chosen for push chooses them all."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="notification_preference",
+    )
+    push = models.JSONField(default=list, blank=True)
+    email = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: push {self.push}, email {self.email}"
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (its ``PushSubscription.toJSON()``), owned by
+    the account last signed in there that turned push on (people/push.py)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.CharField(max_length=1024, unique=True)
+    p256dh = models.CharField(max_length=100)  # the browser's P-256 public key, base64url
+    auth = models.CharField(max_length=40)  # its 16-byte authentication secret, base64url
+    user_agent = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    # Failed sends since the last success (a timeout, a refused connection, a 5xx...);
+    # a push service's 404 or 410 (gone) deletes the row instead.
+    failures = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"push to {self.user} ({self.user_agent[:40] or 'a browser'})"
+
+
+class VapidKey(models.Model):
+    """The site's VAPID key pair when BITSITE_VAPID_PRIVATE_KEY is not set: made once, on
+    first need, and kept here so that it survives a restart and every process of the site
+    shares it (every subscription is made for its public key). One row, pk 1."""
+
+    private_key = models.CharField(max_length=100)  # the raw 32-byte key, base64url
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return "the site's VAPID key"

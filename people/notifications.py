@@ -1,13 +1,17 @@
 """Notifications: what happened for an account while it may have been away, in the
 header's bell (the unread count, live on every page through the inbox socket) and on
-/notifications/.
+/notifications/, and, for the kinds the player chose on the settings page, by Web Push
+and by email (people/delivery.py).
 
 A notification is made once, **after** the change that caused it has committed, never
 inside the write: a correspondence move's "your turn" and a rated game's result from
 games' ``match_changed`` (sent after each committed change), a challenge received or
-answered from people/challenges.py's after-commit step. One unread notice of a kind
-about one thing at a time: a second "your turn" in a game replaces the unread first.
-Web Push and email are not built yet (docs/features/social.md).
+answered from people/challenges.py's after-commit step, a tournament's start from
+tournaments' ``tournament_started`` (sent after the start committed: every entrant at
+once, ``notify_many``). One unread notice of a kind about one thing at a time: a second
+"your turn" in a game replaces the unread first. The in-site notification is always
+made; what goes away from the site is handed to background threads once it is made
+(``delivery.send_away``), so that a slow push service or mail server holds nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
 from games.models import Match
-from people import live
+from people import delivery, live
 from people.models import Notification
 
 log = logging.getLogger(__name__)
@@ -32,19 +37,42 @@ def notify(
 ) -> None:
     """Make one (call after the causing change committed), and tell the account's pages
     (``tell``: unless the caller tells them itself, with more)."""
+    notify_many([user_id], kind, text, url, about, tell=tell)
+
+
+def notify_many(
+    user_ids, kind: str, text: str, url: str, about: str = "", *, tell: bool = True
+) -> None:
+    """The same notification for each of ``user_ids``, in one transaction (a tournament's
+    entrants): then their pages are told, and what they chose sent away."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return
     with transaction.atomic():
         if about:
             Notification.objects.filter(
-                user_id=user_id, kind=kind, about=about, read_at__isnull=True
+                user_id__in=ids, kind=kind, about=about, read_at__isnull=True
             ).delete()
-        Notification.objects.create(
-            user_id=user_id, kind=kind, text=text[:200], url=url[:200], about=about
+        notes = Notification.objects.bulk_create(
+            Notification(user_id=i, kind=kind, text=text[:200], url=url[:200], about=about)
+            for i in ids
         )
-        old = Notification.objects.filter(user_id=user_id).values_list("pk", flat=True)[KEPT:]
-        if old:
-            Notification.objects.filter(pk__in=list(old)).delete()
+        over = (
+            Notification.objects.filter(user_id__in=ids)
+            .values("user_id")
+            .annotate(n=Count("pk"))
+            .filter(n__gt=KEPT)
+            .values_list("user_id", flat=True)
+        )
+        for user_id in list(over):
+            old = Notification.objects.filter(user_id=user_id).values_list("pk", flat=True)
+            Notification.objects.filter(pk__in=list(old[KEPT:])).delete()
     if tell:
-        live.tell([user_id])
+        live.tell(ids)
+    try:
+        delivery.send_away(notes)
+    except Exception:  # the notifications stand; only their sending away failed
+        log.exception("could not send notifications away")
 
 
 def unread_count(user_id: int) -> int:
@@ -110,3 +138,16 @@ def _result(match: Match, users: dict[int, int]) -> None:
         words = match.headline({seat})  # the board's own words: "You win!", "A draw"...
         text = f"{match.rules.title} against {_other_name(match, seat)}, rated: {words}"
         notify(user_id, Notification.Kind.RESULT, text, match.get_absolute_url(), match.public_id)
+
+
+# ---- from tournaments -----------------------------------------------------------------------
+
+
+def tournament_started(sender, tournament, user_ids, **kwargs) -> None:
+    """tournaments.signals.tournament_started (after commit): each entrant is told."""
+    try:
+        text = f"The {tournament.name} has started."
+        url = tournament.get_absolute_url()
+        notify_many(user_ids, Notification.Kind.TOURNAMENT, text, url, tournament.public_id)
+    except Exception:  # the start stands
+        log.exception("could not notify about tournament %s", tournament.public_id)

@@ -1,5 +1,8 @@
 """The challenges pages: challenge a player (their page links here), the account's
-challenges (received and sent, live), answering and withdrawing, blocking.
+challenges (received and sent, live), answering and withdrawing, blocking; following;
+the notifications, and what of them reaches the player away from the site (the settings
+page's part: its form, and turning push on and off for a browser, with the service
+worker that shows the pushes).
 
 Every change is a POST with the CSRF token, through people/challenges.py; a refusal is
 the page again with its message (the status says which: 400, 403, 404, 409, 429).
@@ -9,9 +12,14 @@ header's badge follow every change live (people/live.py).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -19,8 +27,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games.http import see_other
 from games.rules import GAMES, get_game
 from games.views import limited
-from people import challenges, friends, notifications
-from people.forms import ChallengeForm, DeclineForm
+from people import challenges, friends, notifications, push
+from people.forms import (
+    ChallengeForm,
+    DeclineForm,
+    NotificationChoices,
+    email_refusal,
+    notification_settings,
+)
 from people.models import Challenge
 
 
@@ -230,3 +244,92 @@ def notification_open(request, pk):
         messages.error(request, "There is no such notification.")
         return see_other(reverse("notifications"))
     return see_other(found.url if found.url.startswith("/") else reverse("notifications"))
+
+
+# ---- notifications away from the site: the settings page's part -----------------------------
+
+SETTINGS_ANCHOR = "#notifications-title"
+
+
+@require_POST
+def notification_choices(request):
+    """Save which kinds go by push and by email; the settings page again. A choice the
+    page did not offer is refused (400, the reason on the page) and nothing changes."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("account_settings"))
+    form = NotificationChoices(request.POST, email_offered=not email_refusal(request.user))
+    if not form.is_valid():
+        context = notification_settings(request.user, form)
+        return render(request, "people/notification_settings.html", context, status=400)
+    form.save(request.user)
+    messages.success(request, "Your notification choices are saved.")
+    return see_other(reverse("account_settings") + SETTINGS_ANCHOR)
+
+
+def _refused(message: str, status: int = 400) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def _too_long(request) -> bool:
+    """A body over push.MAX_BODY, told by its length before it is read."""
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0) > push.MAX_BODY
+    except ValueError:
+        return True
+
+
+@require_POST
+def push_subscribe(request):
+    """A browser turns push on (static/site/push.js posts its ``PushSubscription.toJSON()``,
+    with the CSRF token in X-CSRFToken): 201, or 400/403 with the reason as JSON."""
+    if not request.user.is_authenticated:
+        return _refused("Sign in to turn on push notifications.", 403)
+    if _too_long(request):
+        return _refused("That is too long for a push subscription.")
+    try:
+        found = push.parse(request.body)
+    except push.Invalid as refusal:
+        return _refused(refusal.message)
+    push.subscribe(request.user, found, request.headers.get("User-Agent", ""))
+    return JsonResponse({"ok": True}, status=201)
+
+
+@require_POST
+def push_unsubscribe(request):
+    """Turn push off: for this browser (push.js posts ``{"endpoint": ...}`` as JSON), or
+    for one of the account's devices listed on the settings page (a form, ``subscription``
+    its id). Only the account's own."""
+    as_json = request.content_type == "application/json"
+    if not request.user.is_authenticated:
+        if as_json:
+            return _refused("Sign in to turn off push notifications.", 403)
+        return redirect_to_login(reverse("account_settings"))
+    if as_json:
+        if _too_long(request):
+            return _refused("That is too long.")
+        try:
+            endpoint = json.loads(request.body).get("endpoint")
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            endpoint = None
+        if not isinstance(endpoint, str):
+            return _refused("Say which endpoint to turn off.")
+        removed = push.unsubscribe(request.user, endpoint=endpoint)
+        return JsonResponse({"ok": True, "removed": removed})
+    pk = request.POST.get("subscription", "")
+    if not pk.isdigit() or len(pk) > 18 or not push.unsubscribe(request.user, pk=int(pk)):
+        messages.error(request, "There is no such device with push on.")
+    else:
+        messages.success(request, "Push notifications are off for that device.")
+    return see_other(reverse("account_settings") + SETTINGS_ANCHOR)
+
+
+@require_GET
+def service_worker(request):
+    """static/site/sw.js at the site's root, so that its scope is the whole site: it shows
+    each push and opens its page when it is clicked."""
+    found = finders.find("site/sw.js")
+    if not found:
+        raise Http404("No service worker.")
+    response = HttpResponse(Path(found).read_bytes(), content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"  # a new version is taken at the next visit
+    return response

@@ -21,7 +21,9 @@ matches commit together or not at all, and a restart can lose neither.
 
 After each change commits, ``tournaments.live`` draws the standings once and pushes them
 to every open page of the event (``changed``), and the scheduler is asked to look at the
-event soon (a player who finished is paired again within a few seconds).
+event soon (a player who finished is paired again within a few seconds). After a start
+commits, ``signals.tournament_started`` tells the apps built on tournaments (people
+notifies the entrants).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from games import play, presence
 from games.models import Match
 from games.play import Seat
 from games.rules import get_game
-from tournaments import arena, swiss
+from tournaments import arena, signals, swiss
 from tournaments.models import SCORE_SCALE, Entry, Pairing, Tournament
 
 log = logging.getLogger(__name__)
@@ -469,12 +471,27 @@ def _start(tournament: Tournament, now, here, planned) -> bool:
         return True
     entries.update(waiting_since=now, panel_version=_panel(tournament))
     _bump(tournament, status=Tournament.Status.RUNNING, round_started_at=now)
+    _started(tournament, list(entries.values_list("user_id", flat=True)))
     if tournament.is_arena:
         _arena_step(tournament, now, here, planned)
     else:
         _pair_round(tournament, now)
     _changed(tournament)
     return True
+
+
+def _started(tournament: Tournament, user_ids: list[int]) -> None:
+    """After the start commits: the apps built on tournaments are told (signals.py)."""
+
+    def committed():
+        sent = signals.tournament_started.send_robust(
+            sender=Tournament, tournament=tournament, user_ids=user_ids
+        )
+        for receiver, result in sent:
+            if isinstance(result, Exception):
+                log.error("tournament_started receiver %r failed", receiver, exc_info=result)
+
+    transaction.on_commit(committed)
 
 
 def _present(public_id: str) -> dict[int, bool] | None:

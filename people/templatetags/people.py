@@ -1,5 +1,6 @@
 """What a signed-in visitor can do with another player, on that player's page (and what
-My games offers for an opponent): challenge them, block or unblock them."""
+My games offers for an opponent): challenge them, block or unblock them. And the
+settings page's notifications part."""
 
 from __future__ import annotations
 
@@ -21,5 +22,19 @@ def player_actions(context, player):
         "name": player.get_username(),
         "blocked": blocked_by(user, player),
         "following": follows(user, player),
+        "csrf_token": context.get("csrf_token"),
+    }
+
+
+@register.inclusion_tag("people/_notifications.html", takes_context=True)
+def notification_choices(context):
+    """The settings page's notifications part: which kinds go by push and by email, and
+    push on this device (people/forms.py ``notification_settings``)."""
+    from people.forms import notification_settings
+
+    user = context["user"]
+    return {
+        **notification_settings(user),
+        "user": user,
         "csrf_token": context.get("csrf_token"),
     }
