@@ -4,8 +4,18 @@ user name that reads the same as another account's is refused."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+
 from accounts.models import Profile
 from games.names import look
+
+
+def player_or_404(username: str):
+    """The active account called ``username``, for every page about a player (their page,
+    their games, a challenge to them, a follow or a block), or a 404."""
+    User = get_user_model()
+    return get_object_or_404(User, **{User.USERNAME_FIELD: username, "is_active": True})
 
 
 def user_saved(sender, instance, **kwargs) -> None:

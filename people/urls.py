@@ -8,6 +8,11 @@ urlpatterns = [
     path("challenges/<str:public_id>/decline", views.decline, name="challenge_decline"),
     path("challenges/<str:public_id>/cancel", views.cancel, name="challenge_cancel"),
     path("players/<str:username>/challenge/", views.challenge_player, name="challenge_player"),
+    path(
+        "players/<str:username>/challenge/<game:game>/",
+        views.challenge_player_game,
+        name="challenge_player_game",
+    ),
     path("friends/", views.friends_page, name="friends"),
     path("notifications/", views.notifications_page, name="notifications"),
     path("notifications/read", views.notifications_read, name="notifications_read"),

@@ -16,14 +16,14 @@ import json
 from pathlib import Path
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.contrib.staticfiles import finders
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.names import player_or_404
 from games.http import see_other
 from games.rules import GAMES, get_game
 from games.views import limited
@@ -38,23 +38,10 @@ from people.forms import (
 from people.models import Challenge
 
 
-def _player(username: str):
-    User = get_user_model()
-    return get_object_or_404(User, **{User.USERNAME_FIELD: username, "is_active": True})
-
-
 def _signed_in(request):
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     return None
-
-
-def _game(request) -> object:
-    slug = request.GET.get("game") or request.POST.get("game") or GAMES[0].slug
-    try:
-        return get_game(slug)
-    except (KeyError, LookupError, ValueError):
-        return None
 
 
 def _challenge_page(request, other, game, form, status=200, refusal=""):
@@ -70,18 +57,30 @@ def _challenge_page(request, other, game, form, status=200, refusal=""):
     return render(request, "people/challenge.html", context, status=status)
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
+@require_GET
 def challenge_player(request, username):
-    """GET: the form (the game chosen by ``?game=``); POST: send the challenge."""
+    """The challenge form's address without a game: the first game's form (or the one
+    named by ``?game=``, as links made before the game was in the path say)."""
     if (answer := _signed_in(request)) is not None:
         return answer
-    other = _player(username)
-    game = _game(request)
-    if game is None:
+    other = player_or_404(username)
+    slug = request.GET.get("game") or GAMES[0].slug
+    try:
+        game = get_game(slug)
+    except (KeyError, LookupError, ValueError):
         game = GAMES[0]
         return _challenge_page(
             request, other, game, ChallengeForm(game), 400, "There is no such game."
         )
+    return redirect(reverse("challenge_player_game", args=[other.get_username(), game.slug]))
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def challenge_player_game(request, username, game):
+    """GET: the form for ``game``; POST: send the challenge."""
+    if (answer := _signed_in(request)) is not None:
+        return answer
+    other = player_or_404(username)
     if request.method != "POST":
         return _challenge_page(request, other, game, ChallengeForm(game))
     return _send(request, other, game)
@@ -159,7 +158,7 @@ def cancel(request, public_id):
 def block(request, username):
     if (answer := _signed_in(request)) is not None:
         return answer
-    other = _player(username)
+    other = player_or_404(username)
     try:
         challenges.block(request.user, other)
     except challenges.Refused as refusal:
@@ -175,7 +174,7 @@ def block(request, username):
 def unblock(request, username):
     if (answer := _signed_in(request)) is not None:
         return answer
-    other = _player(username)
+    other = player_or_404(username)
     challenges.unblock(request.user, other)
     messages.info(request, f"You unblocked {other.get_username()}.")
     return see_other(reverse("player", args=[username]))
@@ -194,7 +193,7 @@ def friends_page(request):
 def _following(request, username, act, said):
     if (answer := _signed_in(request)) is not None:
         return answer
-    other = _player(username)
+    other = player_or_404(username)
     try:
         act(request.user, other)
     except friends.Refused as refusal:

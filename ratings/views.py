@@ -7,9 +7,10 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from accounts.names import player_or_404
 from games.models import Match
 from games.rights import replay_refusal
 from games.rules import GAMES, get_game
@@ -102,8 +103,7 @@ def game_rows(user, matches: list[Match]) -> list[dict]:
 
 @require_GET
 def player_page(request, username):
-    User = get_user_model()
-    user = get_object_or_404(User, **{User.USERNAME_FIELD: username, "is_active": True})
+    user = player_or_404(username)
     name = user.get_username()
     ratings = {row.game: row for row in Rating.objects.filter(user=user)}
     sections = []
@@ -182,8 +182,7 @@ class PlayerGamesFilter(forms.Form):
 @require_GET
 def player_games(request, username):
     """All of a player's finished games, paged, by game and by opponent."""
-    User = get_user_model()
-    user = get_object_or_404(User, **{User.USERNAME_FIELD: username, "is_active": True})
+    user = player_or_404(username)
     filters = PlayerGamesFilter(request.GET)
     matches = finished_games(user)
     status = 200

@@ -28,7 +28,7 @@ def fresh_admission():
     admission.reset()
 
 
-async def chat_frame(communicator, room: str, timeout: float = 2) -> str:
+async def chat_frame(communicator, room: str, timeout: float = 10) -> str:
     """The next frame carrying ``room``'s log (boards and counts may come in between)."""
     while True:
         html = await communicator.receive_from(timeout=timeout)
@@ -39,7 +39,7 @@ async def chat_frame(communicator, room: str, timeout: float = 2) -> str:
 async def no_chat_frame(communicator) -> None:
     """Nothing about the chats comes (a count of spectators may)."""
     while not await communicator.receive_nothing(timeout=0.3):
-        html = await communicator.receive_from()
+        html = await communicator.receive_from(timeout=10)
         assert "chat-log" not in html, html
 
 

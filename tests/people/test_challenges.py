@@ -10,6 +10,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games.models import Match
+from games.rules import GAMES
 from people import challenges
 from people.models import Block, Challenge
 from tests.ratings.helpers import account, signed_in
@@ -161,13 +162,13 @@ def test_a_player_challenges_another_from_their_page_and_the_other_accepts(ada_b
     browser = signed_in(ada)
     page = browser.get("/players/bob/").content.decode()
     assert 'href="/players/bob/challenge/">Challenge bob</a>' in page
-    form_page = browser.get("/players/bob/challenge/?game=bit-flip-divisor")
+    form_page = browser.get("/players/bob/challenge/bit-flip-divisor/")
     assert form_page.status_code == 200
     html = form_page.content.decode()
     assert "Challenge bob to Bit Flip: Divisor" in html and "bit-flip-divisor-first" in html
     assert 'name="bit-flip-divisor-opponent"' not in html  # the opponent is bob
     data = form("bit-flip-divisor", time_control="3+2", rated="on")
-    response = browser.post("/players/bob/challenge/?game=bit-flip-divisor", data)
+    response = browser.post("/players/bob/challenge/bit-flip-divisor/", data)
     assert response.status_code == 303 and response["Location"] == "/challenges/"
     sent = Challenge.objects.get()
     assert (sent.game, sent.rated, sent.time_control) == (
@@ -205,12 +206,20 @@ def test_refusals_are_said_on_the_page_and_change_nothing(ada_bob):
     response = stranger.post(f"/challenges/{sent.public_id}/accept")
     assert response.status_code == 403
     assert "Only the player challenged can accept it." in response.content.decode()
-    response = signed_in(ada).post("/players/bob/challenge/?game=bit-flip", form())
+    response = signed_in(ada).post("/players/bob/challenge/bit-flip/", form())
     assert response.status_code == 409
     assert "You have already challenged bob" in response.content.decode()
-    bad = signed_in(ada).post("/players/cy/challenge/?game=bit-flip", form(width="junk"))
+    bad = signed_in(ada).post("/players/cy/challenge/bit-flip/", form(width="junk"))
     assert bad.status_code == 400 and "The challenge was not sent" in bad.content.decode()
     assert signed_in(ada).get("/players/bob/challenge/?game=chess").status_code == 400
+    assert signed_in(ada).get("/players/bob/challenge/chess/").status_code == 404
+    # The address without a game (or with one as the old links gave it) leads to its form.
+    for url, game in (
+        ("/players/bob/challenge/", GAMES[0].slug),
+        ("/players/bob/challenge/?game=bitwise-battle", "bitwise-battle"),
+    ):
+        answer = signed_in(ada).get(url)
+        assert answer.status_code == 302 and answer["Location"] == f"/players/bob/challenge/{game}/"
     assert signed_in(ada).get("/players/nobody/challenge/").status_code == 404
     assert Challenge.objects.count() == 1 and Match.objects.count() == 0
 
@@ -229,7 +238,7 @@ def test_blocking_from_the_player_page(ada_bob):
     assert browser.post("/players/bob/block").status_code == 303
     page = browser.get("/players/bob/").content.decode()
     assert "You blocked bob" in page and "Challenge bob</a>" not in page
-    refused = signed_in(bob).post("/players/ada/challenge/?game=bit-flip", form())
+    refused = signed_in(bob).post("/players/ada/challenge/bit-flip/", form())
     assert refused.status_code == 403 and "ada does not take challenges from you." in (
         refused.content.decode()
     )
@@ -246,7 +255,7 @@ def test_the_forms_need_the_csrf_token(ada_bob):
         f"/challenges/{sent.public_id}/accept",
         f"/challenges/{sent.public_id}/decline",
         "/players/ada/block",
-        "/players/ada/challenge/",
+        "/players/ada/challenge/bit-flip/",
     ):
         assert client.post(url, {}).status_code == 403, url
     sent.refresh_from_db()
@@ -258,4 +267,4 @@ def test_my_games_offers_to_challenge_an_opponent_again(ada_bob):
     sent = challenges.send(ada, bob, **TERMS)
     challenges.accept(sent.public_id, bob)
     page = signed_in(ada).get("/accounts/games/").content.decode()
-    assert 'href="/players/bob/challenge/?game=bit-flip">Challenge' in page
+    assert 'href="/players/bob/challenge/bit-flip/">Challenge' in page

@@ -71,7 +71,7 @@ def drawn(monkeypatch):
 async def test_a_signed_out_socket_is_closed_with_4403_and_another_origin_refused():
     anonymous, connected = await connect("/ws/me/", None)
     assert connected
-    assert await anonymous.receive_output() == {"type": "websocket.close", "code": 4403}
+    assert await anonymous.receive_output(timeout=10) == {"type": "websocket.close", "code": 4403}
     ada = await database_sync_to_async(account)("ada")
     _, connected = await connect("/ws/me/", await cookie_of(ada), origin=b"http://evil.example")
     assert not connected
@@ -81,26 +81,26 @@ async def test_the_badge_and_lists_come_on_connect_then_after_each_change(drawn)
     ada = await database_sync_to_async(account)("ada")
     bob = await database_sync_to_async(account)("bob")
     bob_page, _ = await connect("/ws/me/", await cookie_of(bob))
-    first = await bob_page.receive_from()
+    first = await bob_page.receive_from(timeout=10)
     assert 'class="count"' not in challenge_badge(first) and 'class="count"' not in bell(first)
     assert 'id="challenge-lists"' not in first  # an ordinary page: the badge only
     ada_list, _ = await connect("/ws/me/challenges/", await cookie_of(ada))
-    shown = await ada_list.receive_from()
+    shown = await ada_list.receive_from(timeout=10)
     assert 'id="challenge-lists"' in shown and "You have not challenged anyone yet" in shown
 
     sent = await database_sync_to_async(challenges.send)(ada, bob, **TERMS)
-    badge = await bob_page.receive_from()
+    badge = await bob_page.receive_from(timeout=10)
     assert '<span class="count">1</span>' in challenge_badge(badge)
     assert '<span class="count">1</span>' in bell(badge)  # "ada challenges you"
     assert 'id="challenge-lists"' not in badge
-    lists = await ada_list.receive_from()
+    lists = await ada_list.receive_from(timeout=10)
     assert "Waiting for the answer" in lists and f'id="c-{sent.public_id}"' in lists
     assert sorted(drawn) == [ada.pk, bob.pk]  # once for each account, with a page open
 
     await database_sync_to_async(challenges.decline)(sent.public_id, bob, "later")
-    answered = await ada_list.receive_from()
+    answered = await ada_list.receive_from(timeout=10)
     assert "bob declined: \u201cNot now: please ask again later.\u201d" in answered
-    badge = await bob_page.receive_from()
+    badge = await bob_page.receive_from(timeout=10)
     assert 'class="count"' not in challenge_badge(badge)
     for socket in (bob_page, ada_list):
         await socket.disconnect()
@@ -110,9 +110,9 @@ async def test_nothing_is_drawn_for_an_account_with_no_page_open(drawn):
     ada = await database_sync_to_async(account)("ada")
     bob = await database_sync_to_async(account)("bob")
     bob_page, _ = await connect("/ws/me/", await cookie_of(bob))
-    await bob_page.receive_from()
+    await bob_page.receive_from(timeout=10)
     await database_sync_to_async(challenges.send)(ada, bob, **TERMS)
-    await bob_page.receive_from()
+    await bob_page.receive_from(timeout=10)
     assert drawn == [bob.pk]
     await bob_page.disconnect()
 
@@ -121,11 +121,11 @@ async def test_an_accepted_challenge_brings_the_challenger_to_the_game(drawn):
     ada = await database_sync_to_async(account)("ada")
     bob = await database_sync_to_async(account)("bob")
     ada_list, _ = await connect("/ws/me/challenges/", await cookie_of(ada))
-    await ada_list.receive_from()
+    await ada_list.receive_from(timeout=10)
     sent = await database_sync_to_async(challenges.send)(ada, bob, **TERMS)
-    await ada_list.receive_from()
+    await ada_list.receive_from(timeout=10)
     accepted = await database_sync_to_async(challenges.accept)(sent.public_id, bob)
-    html = await ada_list.receive_from()
+    html = await ada_list.receive_from(timeout=10)
     url = accepted.match.get_absolute_url()
     assert f'href="{url}" data-follow-once="{sent.public_id}">Go to the game</a>' in html
     await ada_list.disconnect()
@@ -134,7 +134,7 @@ async def test_an_accepted_challenge_brings_the_challenger_to_the_game(drawn):
 async def test_a_sync_frame_gets_what_is_current():
     ada = await database_sync_to_async(account)("ada")
     page, _ = await connect("/ws/me/", await cookie_of(ada))
-    await page.receive_from()
+    await page.receive_from(timeout=10)
     await page.send_to(text_data='{"type": "sync"}')
-    assert 'id="challenge-badge"' in await page.receive_from()
+    assert 'id="challenge-badge"' in await page.receive_from(timeout=10)
     await page.disconnect()
