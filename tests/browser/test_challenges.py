@@ -170,3 +170,55 @@ def test_a_correspondence_move_raises_the_bell_live_on_another_page(
     expect(ada_page.locator("#notification-bell .count")).to_have_count(0)
     for page in (ada_page, bob_page):
         assert page.console_errors == []
+
+
+def test_without_javascript_every_new_page_is_a_plain_page(live_server_url, new_page, artifacts):
+    """Challenges, their answers, follows, the friends list, the notifications and the chat,
+    with JavaScript off: each form posts and the next page says what happened."""
+    base = live_server_url
+    ada_page = new_page(java_script_enabled=False)
+    bob_page = new_page(java_script_enabled=False)
+    signed_in(ada_page, base, "ada")
+    signed_in(bob_page, base, "bob")
+    ada_page.goto(f"{base}/players/bob/")
+    ada_page.get_by_role("link", name="Challenge bob").click()
+    ada_page.get_by_role("link", name="Bit Flip", exact=True).click()
+    ada_page.wait_for_url(re.compile(r"/players/bob/challenge/bit-flip/$"))
+    ada_page.get_by_role("button", name=re.compile("^Challenge bob to ")).click()
+    ada_page.wait_for_url(re.compile(r"/challenges/$"))
+    expect(ada_page.locator("#sent")).to_contain_text("Waiting for the answer")
+
+    bob_page.goto(f"{base}/")
+    expect(badge(bob_page).locator(".count")).to_have_text("1")  # drawn with the page
+    bob_page.goto(f"{base}/challenges/")
+    received = bob_page.locator("#received li.open")
+    expect(received).to_contain_text("ada challenges you: Bit Flip")
+    received.get_by_role("button", name="Accept").click()
+    bob_page.wait_for_url(re.compile(r"/m/[\w-]{16}/$"))
+    match = Match.objects.get(pk=Challenge.objects.get(status="accepted").match_id)
+
+    # The chat: a form that posts, and the page comes back at it.
+    bob_page.locator("#chat-text-players").fill("good luck <i>ada</i>")
+    bob_page.get_by_role("button", name="Send").click()
+    bob_page.wait_for_url(re.compile(r"#chat-players$"))
+    expect(bob_page.locator("#chat-log-players")).to_contain_text("good luck <i>ada</i>")
+    ada_page.goto(f"{base}{match.get_absolute_url()}")
+    expect(ada_page.locator("#chat-log-players")).to_contain_text("good luck <i>ada</i>")
+
+    # Ada's notifications: bob accepted; opening it marks it read and leads to the game.
+    ada_page.goto(f"{base}/notifications/")
+    notice = ada_page.get_by_role("button", name=re.compile("bob accepted"))
+    expect(notice).to_be_visible()
+    notice.click()
+    ada_page.wait_for_url(re.compile(re.escape(match.get_absolute_url()) + "$"))
+    ada_page.goto(f"{base}/notifications/")
+    ada_page.get_by_role("button", name="Mark all as read").click()
+    expect(ada_page.locator("#notification-bell .count")).to_have_count(0)
+
+    # Follow, and the friends list.
+    ada_page.goto(f"{base}/players/bob/")
+    ada_page.get_by_role("button", name="Follow").click()
+    expect(ada_page.get_by_role("main")).to_contain_text("You follow bob")
+    ada_page.goto(f"{base}/friends/")
+    expect(ada_page.locator("#friend-bob")).to_contain_text("bob")
+    ada_page.screenshot(path=str(artifacts / "friends-nojs.png"), full_page=True)
