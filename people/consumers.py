@@ -31,21 +31,24 @@ class InboxConsumer(Socket):
     def groups_to_join(self) -> list[str]:
         return [live.group_name(self.user_id)]
 
+    def _sets(self) -> list[str]:
+        """The account's open inbox pages; a challenges page's, its open lists too."""
+        sets = [live.pages_set(self.user_id)]
+        return [*sets, live.lists_set(self.user_id)] if self.with_lists else sets
+
     async def opened(self) -> None:
-        await presence.call(presence.join_sets, self.channel_name, [live.pages_set(self.user_id)])
+        await presence.call(presence.join_sets, self.channel_name, self._sets())
         await self._send_now(self.joined_at)
 
     async def beat(self) -> None:
-        await presence.call(presence.join_sets, self.channel_name, [live.pages_set(self.user_id)])
+        await presence.call(presence.join_sets, self.channel_name, self._sets())
 
     async def sync(self) -> None:
         await self._send_now(Shared.step())
 
     async def left(self) -> None:
         if self.user_id is not None and self.joined:
-            await presence.call(
-                presence.leave_sets, self.channel_name, [live.pages_set(self.user_id)]
-            )
+            await presence.call(presence.leave_sets, self.channel_name, self._sets())
 
     async def inbox_changed(self, event):
         if event["at"] <= self.at:

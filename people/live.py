@@ -31,12 +31,25 @@ def pages_set(user_id: int) -> str:
     return f"inbox:{user_id}"
 
 
-def watched(user_ids: list[int]) -> list[int]:
-    """Those of ``user_ids`` with an inbox page open (all, if that cannot be known)."""
-    counts = presence.counts([pages_set(uid) for uid in user_ids])
+def lists_set(user_id: int) -> str:
+    """The account's open challenges pages (a subset of its inbox pages)."""
+    return f"inbox-lists:{user_id}"
+
+
+def watching(user_ids: list[int]) -> list[tuple[int, bool]]:
+    """Those of ``user_ids`` with an inbox page open, each with whether one of them is a
+    challenges page (which shows the lists), in one round trip (all, both, if unknown)."""
+    counts = presence.counts(
+        [pages_set(uid) for uid in user_ids] + [lists_set(uid) for uid in user_ids]
+    )
     if counts is None:
-        return user_ids
-    return [uid for uid, count in zip(user_ids, counts, strict=True) if count]
+        return [(uid, True) for uid in user_ids]
+    pages, lists = counts[: len(user_ids)], counts[len(user_ids) :]
+    return [
+        (uid, bool(listed))
+        for uid, open_, listed in zip(user_ids, pages, lists, strict=True)
+        if open_
+    ]
 
 
 def render_badge(user_id: int) -> str:
@@ -67,10 +80,11 @@ def snapshot(user_id: int, *, with_lists: bool) -> tuple[str, int]:
 
 def tell(user_ids: list[int]) -> None:
     """After a change of a challenge commits: each concerned account's open pages."""
-    for user_id in watched(user_ids):
+    for user_id, listed in watching(user_ids):
         try:
             at = Shared.step()
-            badge, lists = render_badge(user_id), render_lists(user_id)
+            # The lists only for an account with a challenges page open.
+            badge, lists = render_badge(user_id), render_lists(user_id) if listed else ""
         except Exception:  # the change stands; the page catches up on its next sync
             log.exception("could not draw the inbox of account %s", user_id)
             continue

@@ -138,3 +138,34 @@ async def test_a_sync_frame_gets_what_is_current():
     await page.send_to(text_data='{"type": "sync"}')
     assert 'id="challenge-badge"' in await page.receive_from(timeout=10)
     await page.disconnect()
+
+
+async def test_the_lists_are_drawn_only_for_an_account_with_a_challenges_page_open(monkeypatch):
+    listed = []
+    real = live.render_lists
+
+    def counting(user_id):
+        listed.append(user_id)
+        return real(user_id)
+
+    monkeypatch.setattr(live, "render_lists", counting)
+    ada = await database_sync_to_async(account)("ada")
+    bob = await database_sync_to_async(account)("bob")
+    bob_page, _ = await connect("/ws/me/", await cookie_of(bob))
+    await bob_page.receive_from(timeout=10)
+    ada_list, _ = await connect("/ws/me/challenges/", await cookie_of(ada))
+    await ada_list.receive_from(timeout=10)
+    listed.clear()
+    await database_sync_to_async(challenges.send)(ada, bob, **TERMS)
+    assert "Waiting for the answer" in await ada_list.receive_from(timeout=10)
+    assert 'id="challenge-lists"' not in await bob_page.receive_from(timeout=10)
+    assert listed == [ada.pk]  # Bob has no challenges page open: his lists are not drawn
+    await ada_list.disconnect()
+    listed.clear()
+    await database_sync_to_async(challenges.cancel)(
+        (await database_sync_to_async(lambda: challenges.Challenge.objects.get().public_id)()),
+        ada,
+    )
+    await bob_page.receive_from(timeout=10)
+    assert listed == []
+    await bob_page.disconnect()
