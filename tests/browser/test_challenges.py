@@ -128,6 +128,9 @@ def test_a_blocked_player_cannot_challenge_and_the_pages_fit_a_phone(
     assert Challenge.objects.count() == 0
     assert ada_page.evaluate("document.documentElement.scrollWidth") <= 360
     ada_page.screenshot(path=str(artifacts / "challenge-form-360.png"), full_page=True)
+    for mark in ("#challenge-badge", "#notification-bell"):  # a finger's target, 44 px
+        box = ada_page.locator(mark).bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44, (mark, box)
     bob_page.get_by_role("button", name="Unblock").click()
     expect(bob_page.get_by_role("link", name="Challenge ada")).to_be_visible()
     assert bob_page.evaluate("document.documentElement.scrollWidth") <= 360
