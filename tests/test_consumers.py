@@ -61,7 +61,7 @@ async def connect(public_id, token=None, origin=b"http://testserver", cookie=Non
     return communicator, connected
 
 
-async def board_from(communicator, timeout=1):
+async def board_from(communicator, timeout=10):
     """The next frame that is a board: a spectator's page opening sends every page its
     "N watching" (a small frame of its own) in between."""
     while True:
@@ -80,9 +80,9 @@ async def test_snapshot_on_connect_for_each_kind_of_viewer():
     player2, ok2 = await connect(match.public_id, t2)
     watcher, ok3 = await connect(match.public_id)
     assert ok1 and ok2 and ok3
-    first = await player1.receive_from()
-    second = await player2.receive_from()
-    spectator = await watcher.receive_from()
+    first = await player1.receive_from(timeout=10)
+    second = await player2.receive_from(timeout=10)
+    spectator = await watcher.receive_from(timeout=10)
     assert "Your turn" in first and 'name="move"' in first
     assert "Waiting for Player 1 (Ada)" in second and 'name="move"' not in second
     assert "Player 1 (Ada) to move" in spectator and 'name="move"' not in spectator
@@ -96,13 +96,13 @@ async def test_snapshot_on_connect_for_each_kind_of_viewer():
 async def test_exactly_one_push_per_accepted_move():
     match, t1, t2 = await database_sync_to_async(make_match)("last-digit-standing")
     watcher, _ = await connect(match.public_id)
-    await watcher.receive_from()  # the snapshot
+    await watcher.receive_from(timeout=10)  # the snapshot
     moves = [(t1, "5"), (t2, "1"), (t1, "7")]
     for ply, (token, text) in enumerate(moves):
         await database_sync_to_async(play.submit_move)(
             match.public_id, by=actor(match, token), text=text, ply=ply
         )
-        html = await watcher.receive_from()
+        html = await watcher.receive_from(timeout=10)
         assert version_of(html) == match.version + ply + 1
         assert f'data-ply="{ply + 1}"' in html
     assert await watcher.receive_nothing(timeout=0.3)
@@ -118,14 +118,14 @@ async def test_exactly_one_push_per_accepted_move():
 async def test_moves_in_quick_succession_each_push_the_newest_board():
     match, t1, t2 = await database_sync_to_async(make_match)("last-digit-standing")
     watcher, _ = await connect(match.public_id)
-    await watcher.receive_from()
+    await watcher.receive_from(timeout=10)
     moves = [(t1, "5"), (t2, "1"), (t1, "7")]
     for ply, (token, text) in enumerate(moves):
         await database_sync_to_async(play.submit_move)(
             match.public_id, by=actor(match, token), text=text, ply=ply
         )
     # One push per move; each renders the board as it is when sent, never an older one.
-    versions = [version_of(await watcher.receive_from()) for _ in moves]
+    versions = [version_of(await watcher.receive_from(timeout=10)) for _ in moves]
     assert versions == sorted(versions)
     assert all(v >= match.version + i + 1 for i, v in enumerate(versions))
     assert versions[-1] == match.version + 3
@@ -136,7 +136,7 @@ async def test_moves_in_quick_succession_each_push_the_newest_board():
 async def test_the_push_comes_after_commit_and_a_rollback_pushes_nothing():
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
     watcher, _ = await connect(match.public_id)
-    await watcher.receive_from()
+    await watcher.receive_from(timeout=10)
 
     class Rollback(Exception):
         pass
@@ -256,7 +256,10 @@ async def test_an_unknown_match_or_path_is_closed_with_4404(path):
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     assert connected
-    assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}
+    assert await communicator.receive_output(timeout=10) == {
+        "type": "websocket.close",
+        "code": 4404,
+    }
 
 
 @pytest.mark.parametrize(
@@ -271,25 +274,28 @@ async def test_an_unknown_match_or_path_is_closed_with_4404(path):
 async def test_unexpected_or_oversized_frames_close_the_socket(frame, code):
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
     communicator, _ = await connect(match.public_id, t1)
-    await communicator.receive_from()
+    await communicator.receive_from(timeout=10)
     await communicator.send_to(**frame)
-    assert await communicator.receive_output() == {"type": "websocket.close", "code": code}
+    assert await communicator.receive_output(timeout=10) == {
+        "type": "websocket.close",
+        "code": code,
+    }
     # Nothing else was harmed: the match still takes moves, and a new socket works.
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(match, t1), text="1", ply=0
     )
     again, connected = await connect(match.public_id)
     assert connected
-    assert "10000000" in await again.receive_from()
+    assert "10000000" in await again.receive_from(timeout=10)
     await again.disconnect()
 
 
 async def test_a_sync_frame_resends_the_board_and_a_flood_closes():
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
     communicator, _ = await connect(match.public_id, t1)
-    await communicator.receive_from()
+    await communicator.receive_from(timeout=10)
     await communicator.send_to(text_data='{"type": "sync"}')
-    assert 'id="board"' in await communicator.receive_from()
+    assert 'id="board"' in await communicator.receive_from(timeout=10)
     for _ in range(25):
         await communicator.send_to(text_data='{"type": "sync"}')
     outputs = []
@@ -305,18 +311,18 @@ async def test_a_sync_frame_resends_the_board_and_a_flood_closes():
 async def test_presence_is_a_small_update_on_connect_and_disconnect():
     match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
     player2, _ = await connect(match.public_id, t2)
-    first = await player2.receive_from()
+    first = await player2.receive_from(timeout=10)
     assert 'id="presence-seat1" data-online="no"' in first
     assert 'id="presence-seat2"' not in first  # a player's own mark is not drawn
     player1, _ = await connect(match.public_id, t1)
-    snapshot = await player1.receive_from()
+    snapshot = await player1.receive_from(timeout=10)
     assert 'id="presence-seat2" data-online="yes"' in snapshot
-    pushed = await player2.receive_from()
+    pushed = await player2.receive_from(timeout=10)
     assert 'id="board"' not in pushed  # one small update, never a board
     assert 'id="presence-seat1" data-online="yes"' in pushed
     assert await player2.receive_nothing(timeout=0.3)
     await player1.disconnect()
-    pushed = await player2.receive_from()
+    pushed = await player2.receive_from(timeout=10)
     assert 'id="board"' not in pushed
     assert 'id="presence-seat1" data-online="no"' in pushed
     await player2.disconnect()
@@ -325,17 +331,17 @@ async def test_presence_is_a_small_update_on_connect_and_disconnect():
 async def test_a_second_page_of_a_connected_player_sends_no_update():
     match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
     player2, _ = await connect(match.public_id, t2)
-    await player2.receive_from()
+    await player2.receive_from(timeout=10)
     tab1, _ = await connect(match.public_id, t1)
-    await tab1.receive_from()
-    assert 'data-online="yes"' in await player2.receive_from()
+    await tab1.receive_from(timeout=10)
+    assert 'data-online="yes"' in await player2.receive_from(timeout=10)
     tab2, _ = await connect(match.public_id, t1)
-    await tab2.receive_from()
+    await tab2.receive_from(timeout=10)
     assert await player2.receive_nothing(timeout=0.3)
     await tab1.disconnect()  # the other tab is still open: still connected
     assert await player2.receive_nothing(timeout=0.3)
     await tab2.disconnect()
-    assert 'data-online="no"' in await player2.receive_from()
+    assert 'data-online="no"' in await player2.receive_from(timeout=10)
     await player2.disconnect()
 
 
@@ -366,7 +372,7 @@ async def test_the_heartbeat_survives_errors_and_keeps_the_player_connected(
 
     monkeypatch.setattr(presence, "refresh", failing_then_fine)
     player1, _ = await connect(match.public_id, t1)
-    await player1.receive_from()
+    await player1.receive_from(timeout=10)
     # A membership lives 1 s: past it, only a refresh keeps it. It went on after the two
     # errors.
     await until(lambda: len(calls) >= 8)
@@ -386,7 +392,7 @@ async def test_a_player_whose_process_vanished_reads_as_gone(fast_heartbeat):
         "specific.dead!process", [presence.seat_set(match.public_id, 1)]
     )
     player2, _ = await connect(match.public_id, t2)
-    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from()
+    assert 'id="presence-seat1" data-online="yes"' in await player2.receive_from(timeout=10)
     gone = await player2.receive_from(timeout=5)  # within TTL + CHECK
     assert 'id="presence-seat1" data-online="no"' in gone and 'id="board"' not in gone
     await player2.disconnect()
@@ -400,16 +406,16 @@ async def test_sockets_past_the_cap_of_one_browser_on_one_match_are_refused(sett
     for _ in range(3):
         communicator, connected = await connect(match.public_id, cookie=cookie)
         assert connected
-        assert 'id="board"' in await communicator.receive_from()
+        assert 'id="board"' in await communicator.receive_from(timeout=10)
         opened.append(communicator)
     refused, connected = await connect(match.public_id, cookie=cookie)
-    assert await refused.receive_output() == {"type": "websocket.close", "code": 4409}
+    assert await refused.receive_output(timeout=10) == {"type": "websocket.close", "code": 4409}
     # Another browser is not affected, and a closed page frees its place.
     watcher, _ = await connect(match.public_id)
-    assert 'id="board"' in await watcher.receive_from()
+    assert 'id="board"' in await watcher.receive_from(timeout=10)
     await opened.pop().disconnect()
     again, _ = await connect(match.public_id, cookie=cookie)
-    assert 'id="board"' in await again.receive_from()
+    assert 'id="board"' in await again.receive_from(timeout=10)
     for communicator in [*opened, again, watcher]:
         await communicator.disconnect()
 
@@ -421,15 +427,15 @@ async def test_sockets_past_the_cap_of_one_browser_on_one_process_are_refused(se
     for _ in range(2):
         match, _, _ = await database_sync_to_async(make_match)("bit-flip")
         communicator, _ = await connect(match.public_id, cookie=cookie)
-        assert 'id="board"' in await communicator.receive_from()
+        assert 'id="board"' in await communicator.receive_from(timeout=10)
         opened.append(communicator)
     match, _, _ = await database_sync_to_async(make_match)("bit-flip")
     refused, _ = await connect(match.public_id, cookie=cookie)
-    assert await refused.receive_output() == {"type": "websocket.close", "code": 4409}
+    assert await refused.receive_output(timeout=10) == {"type": "websocket.close", "code": 4409}
     await refused.disconnect()
     await opened.pop().disconnect()
     again, _ = await connect(match.public_id, cookie=cookie)
-    assert 'id="board"' in await again.receive_from()
+    assert 'id="board"' in await again.receive_from(timeout=10)
     for communicator in [*opened, again]:
         await communicator.disconnect()
 
@@ -438,9 +444,9 @@ async def test_a_hints_toggle_reaches_the_players_boards_and_only_theirs():
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
     player, _ = await connect(match.public_id, cookie=cookie)
-    assert 'id="hint-line"' not in await player.receive_from()
+    assert 'id="hint-line"' not in await player.receive_from(timeout=10)
     watcher, _ = await connect(match.public_id)
-    await watcher.receive_from()
+    await watcher.receive_from(timeout=10)
     client = client_with(cookie)
     response = await database_sync_to_async(client.post)(
         f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"
@@ -453,7 +459,7 @@ async def test_a_hints_toggle_reaches_the_players_boards_and_only_theirs():
         match.public_id, by=actor(match, t1), text="1", ply=0
     )
     assert 'id="hint-line"' in await board_from(player)
-    spectator_board = await watcher.receive_from()
+    spectator_board = await watcher.receive_from(timeout=10)
     assert 'id="hint-line"' not in spectator_board and "10000000" in spectator_board
     for communicator in (player, watcher):
         await communicator.disconnect()
@@ -480,9 +486,9 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
     monkeypatch.setattr(consumers, "viewer_from_session", read_then_toggle)
     communicator, _ = await connect(match.public_id, cookie=cookie)
     assert toggled and toggled[0].status_code == 200
-    boards_sent = [await communicator.receive_from()]
+    boards_sent = [await communicator.receive_from(timeout=10)]
     while not await communicator.receive_nothing(timeout=0.5):
-        boards_sent.append(await communicator.receive_from())
+        boards_sent.append(await communicator.receive_from(timeout=10))
     assert 'id="hint-line"' in boards_sent[-1]
     assert version_of(boards_sent[-1]) == match.version + 1
     await communicator.disconnect()
@@ -521,14 +527,14 @@ async def test_a_change_costs_the_same_queries_and_renders_for_1_10_or_100_socke
     for spectators in (1, 10, 100):
         match, t1, t2 = await database_sync_to_async(make_match)("last-bit-standing")
         player1, _ = await connect(match.public_id, t1)
-        await player1.receive_from()  # the snapshot: a read for that one socket
+        await player1.receive_from(timeout=10)  # the snapshot: a read for that one socket
         player2, _ = await connect(match.public_id, t2)
-        await player2.receive_from()
-        assert 'data-online="yes"' in await player1.receive_from()  # player 2 is here
+        await player2.receive_from(timeout=10)
+        assert 'data-online="yes"' in await player1.receive_from(timeout=10)  # player 2 is here
         sockets = [player1, player2]
         for _ in range(spectators):
             watcher, _ = await connect(match.public_id)
-            await watcher.receive_from()
+            await watcher.receive_from(timeout=10)
             sockets.append(watcher)
         counted.update(queries=0, renders=0)
         await database_sync_to_async(play.submit_move)(
@@ -551,22 +557,22 @@ async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, s
     for pages in (10, 40):
         match, t1, t2 = await database_sync_to_async(make_match)("bit-flip")
         opponent, _ = await connect(match.public_id, t2)
-        await opponent.receive_from()
+        await opponent.receive_from(timeout=10)
         counted.update(queries=0, renders=0)
         cookie = await session_cookie(t1)
         tabs = []
         for _ in range(pages):
             tab, _ = await connect(match.public_id, cookie=cookie)
-            await tab.receive_from()
+            await tab.receive_from(timeout=10)
             tabs.append(tab)
-        update = await opponent.receive_from()
+        update = await opponent.receive_from(timeout=10)
         assert 'data-online="yes"' in update
         # One update for all those pages. The one thing that may follow is the same mark
         # again (a page's periodic presence check, or a publish resent after a slow
         # Redis, can repeat it under load); never a board, never one per page.
         extra = []
         while not await opponent.receive_nothing(timeout=0.3):
-            out = await opponent.receive_output()
+            out = await opponent.receive_output(timeout=10)
             assert out["type"] == "websocket.send", out
             extra.append(out["text"])
         assert extra in ([], [update]), extra
@@ -575,7 +581,7 @@ async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, s
         renders[pages] = counted["renders"]
         for tab in tabs:
             await tab.disconnect()
-        assert 'data-online="no"' in await opponent.receive_from()
+        assert 'data-online="no"' in await opponent.receive_from(timeout=10)
         await opponent.disconnect()
     assert renders == {10: 10, 40: 40}
 
@@ -587,7 +593,7 @@ async def test_an_idle_socket_on_the_redis_layer_stays_open():
     a longer socket timeout."""
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
     communicator, _ = await connect(match.public_id, t1)
-    await communicator.receive_from()
+    await communicator.receive_from(timeout=10)
     assert await communicator.receive_nothing(timeout=8)  # idle for longer than 5 s
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(match, t1), text="1", ply=0
@@ -601,10 +607,10 @@ async def test_a_spectators_page_is_counted_for_every_page_in_a_small_update():
     opening or closing sends the new count to every page, never a board."""
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
     player, _ = await connect(match.public_id, t1)
-    first = await player.receive_from()
+    first = await player.receive_from(timeout=10)
     assert 'id="board"' in first and re.search(r'id="watching" hidden>.*0 watching', first)
     watcher, _ = await connect(match.public_id)
-    snapshot = await watcher.receive_from()
+    snapshot = await watcher.receive_from(timeout=10)
     assert 'id="board"' in snapshot and "1 watching" in snapshot
     pushed = await player.receive_from(timeout=5)
     assert 'id="board"' not in pushed and 'id="watching"' in pushed and "1 watching" in pushed
@@ -648,8 +654,10 @@ async def test_the_server_aborts_a_first_move_that_never_came_on_every_page(sett
     )
     watcher, _ = await connect(match.public_id)
     player1, _ = await connect(match.public_id, t1)
-    assert "s to make a first move, or the game is aborted" in await watcher.receive_from()
-    assert 'id="abort"' in await player1.receive_from()
+    assert "s to make a first move, or the game is aborted" in await watcher.receive_from(
+        timeout=10
+    )
+    assert 'id="abort"' in await player1.receive_from(timeout=10)
     for page in (watcher, player1):  # nobody asks: the server's timer aborts it
         pushed = await page.receive_from(timeout=10)
         while 'id="board"' not in pushed:  # a presence mark (player 1's page opened)

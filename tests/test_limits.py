@@ -127,7 +127,7 @@ async def test_sockets_opened_past_the_limit_are_closed_with_4429(settings):
         )
         communicator.scope["client"] = (address, 50000)
         await communicator.connect()
-        outputs.append(await communicator.receive_output())
+        outputs.append(await communicator.receive_output(timeout=10))
         await communicator.disconnect()
     assert [o["type"] for o in outputs[:3]] == ["websocket.send"] * 3
     assert outputs[3] == {"type": "websocket.close", "code": 4429}

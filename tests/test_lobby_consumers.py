@@ -76,14 +76,14 @@ def ids(html, prefix="c"):
 async def test_the_lobby_socket_lists_then_adds_and_removes_challenges_live():
     first, _ = await listed("bit-flip")
     page = await connect("/ws/lobby/")
-    snapshot = await page.receive_from()
+    snapshot = await page.receive_from(timeout=10)
     assert 'id="challenge-list"' in snapshot and ids(snapshot) == [first.public_id]
     second, _ = await listed("last-digit-standing", name="Grace")
-    added = await page.receive_from()
+    added = await page.receive_from(timeout=10)
     assert added.startswith('<div hx-swap-oob="beforeend:#challenge-list">')
     assert ids(added) == [second.public_id] and "by Grace" in added and "Accept" in added
     await database_sync_to_async(play.join)(second.public_id, token=new_secret())
-    removed = await page.receive_from()
+    removed = await page.receive_from(timeout=10)
     assert removed == f'<li id="c-{second.public_id}" hx-swap-oob="delete"></li>'
     assert await page.receive_nothing(timeout=0.2)
     await page.disconnect()
@@ -94,9 +94,9 @@ async def test_the_creator_gets_the_row_with_withdraw():
     mine = await connect("/ws/lobby/", token=token)
     theirs = await connect("/ws/lobby/")
     for page in (mine, theirs):
-        await page.receive_from()
+        await page.receive_from(timeout=10)
     match, _ = await listed(token=token)
-    own, other = await mine.receive_from(), await theirs.receive_from()
+    own, other = await mine.receive_from(timeout=10), await theirs.receive_from(timeout=10)
     assert f"/lobby/{match.public_id}/withdraw" in own and "/accept" not in own
     assert f"/lobby/{match.public_id}/accept" in other and "/withdraw" not in other
     assert match.seat1_secret not in own + other  # the owner's hash never reaches a page
@@ -109,7 +109,7 @@ async def test_a_row_the_page_already_shows_or_that_left_is_never_sent_again():
 
     match, _ = await listed()
     page = await connect("/ws/lobby/")
-    assert ids(await page.receive_from()) == [match.public_id]
+    assert ids(await page.receive_from(timeout=10)) == [match.public_id]
     layer = get_channel_layer()
 
     async def batch(*events):
@@ -132,9 +132,11 @@ async def test_a_row_the_page_already_shows_or_that_left_is_never_sent_again():
     new = {**added, "id": "BBBBBBBBBBBBBBBB", "html": "<li>b</li>", "own_html": "<li>mine</li>"}
     gone = {"kind": "removed", "id": match.public_id, "html": "<del>"}
     await batch(new, gone)  # both for this page: one frame
-    assert await page.receive_from() == "<li>b</li><del>"
+    assert await page.receive_from(timeout=10) == "<li>b</li><del>"
     await page.send_to(text_data='{"type": "sync"}')
-    assert ids(await page.receive_from()) == [match.public_id]  # the database's list again
+    assert ids(await page.receive_from(timeout=10)) == [
+        match.public_id
+    ]  # the database's list again
     await page.disconnect()
 
 
@@ -145,15 +147,15 @@ async def test_a_challenge_expires_when_its_creators_pages_close_and_the_lobby_s
     settings.LOBBY_SWEEP_EVERY = 0.05
     match, token = await listed()
     creator = await connect(f"/ws/m/{match.public_id}/", token=token)
-    await creator.receive_from()
+    await creator.receive_from(timeout=10)
     lobby = await connect("/ws/lobby/")
-    assert ids(await lobby.receive_from()) == [match.public_id]
+    assert ids(await lobby.receive_from(timeout=10)) == [match.public_id]
     # The creator is here: sweeps come and go (twice past the time away), nothing happens.
     swept = live.sweeper.ticks
     await until(lambda: live.sweeper.ticks >= swept + 8)
     assert await lobby.receive_nothing(timeout=0.1)
     spectator = await connect(f"/ws/m/{match.public_id}/")  # someone else keeps a page open
-    await spectator.receive_from()
+    await spectator.receive_from(timeout=10)
     await creator.disconnect()
     started = time.monotonic()
     removed = await lobby.receive_from(timeout=5)
@@ -176,7 +178,7 @@ async def test_a_challenge_expires_after_its_time_to_live_with_the_lobby_told(se
     settings.LOBBY_SWEEP_EVERY = 0.05
     match, _ = await listed()
     lobby = await connect("/ws/lobby/")
-    assert ids(await lobby.receive_from()) == [match.public_id]
+    assert ids(await lobby.receive_from(timeout=10)) == [match.public_id]
     removed = await lobby.receive_from(timeout=5)
     assert removed == f'<li id="c-{match.public_id}" hx-swap-oob="delete"></li>'
     await database_sync_to_async(match.refresh_from_db)()
@@ -188,12 +190,12 @@ async def test_the_watch_socket_adds_updates_and_removes_cards():
     early, _ = await listed("last-digit-standing")
     await database_sync_to_async(play.join)(early.public_id, token=new_secret())
     page = await connect("/ws/watch/")
-    snapshot = await page.receive_from()
+    snapshot = await page.receive_from(timeout=10)
     assert 'id="watch-list"' in snapshot and ids(snapshot, "w") == [early.public_id]
     match, token1 = await listed("bit-flip")
     token2 = new_secret()
     await database_sync_to_async(play.join)(match.public_id, token=token2, name="Bob")
-    added = await page.receive_from()
+    added = await page.receive_from(timeout=10)
     assert added.startswith('<div hx-swap-oob="afterbegin:#watch-list">')
     assert ids(added, "w") == [match.public_id]
     assert 'aria-label="Position: 00000000"' in added
@@ -201,7 +203,7 @@ async def test_the_watch_socket_adds_updates_and_removes_cards():
     await database_sync_to_async(play.submit_move)(
         match.public_id, by=actor(joined, token1), text="3", ply=0
     )
-    moved = await page.receive_from()
+    moved = await page.receive_from(timeout=10)
     assert moved.startswith(f'<li class="watch-card" id="w-{match.public_id}" hx-swap-oob="true"')
     assert 'aria-label="Position: 00100000"' in moved
     # An unlisted match's moves never reach the watch page.
@@ -211,7 +213,10 @@ async def test_the_watch_socket_adds_updates_and_removes_cards():
     )
     assert await page.receive_nothing(timeout=0.3)
     await database_sync_to_async(play.resign)(match.public_id, by=play.Actor(token=token2))
-    assert await page.receive_from() == f'<li id="w-{match.public_id}" hx-swap-oob="delete"></li>'
+    assert (
+        await page.receive_from(timeout=10)
+        == f'<li id="w-{match.public_id}" hx-swap-oob="delete"></li>'
+    )
     await page.disconnect()
 
 
@@ -222,7 +227,7 @@ async def test_nothing_is_drawn_for_the_watch_page_while_nobody_has_it_open(monk
     await database_sync_to_async(play.join)(match.public_id, token=new_secret())
     assert drawn == []
     page = await connect("/ws/watch/")
-    await page.receive_from()
+    await page.receive_from(timeout=10)
     other, _ = await listed("bit-flip-divisor")
     await database_sync_to_async(play.join)(other.public_id, token=new_secret())
     assert drawn == [other.public_id]
@@ -267,7 +272,7 @@ async def test_a_lobby_change_costs_the_same_for_2_10_or_100_pages(counted, sett
         sockets = []
         for i in range(pages):
             sockets.append(await connect("/ws/lobby/" if i % 2 == 0 else "/ws/watch/"))
-            await sockets[-1].receive_from()
+            await sockets[-1].receive_from(timeout=10)
         lobby_pages = sockets[0::2]
         counted.update(queries=0, renders=0)
         match, _ = await listed()
@@ -296,11 +301,11 @@ async def test_lobby_sockets_are_capped_per_browser_and_rate_limited(settings):
     first = await connect("/ws/lobby/", cookie=cookie)
     second = await connect("/ws/lobby/", cookie=cookie)
     for page in (first, second):
-        await page.receive_from()
+        await page.receive_from(timeout=10)
     third = await connect("/ws/lobby/", cookie=cookie)
-    assert await third.receive_output() == {"type": "websocket.close", "code": 4409}
+    assert await third.receive_output(timeout=10) == {"type": "websocket.close", "code": 4409}
     watch = await connect("/ws/watch/", cookie=cookie)  # the watch page counts apart
-    await watch.receive_from()
+    await watch.receive_from(timeout=10)
     for page in (first, second, watch):
         await page.disconnect()
     settings.RATE_LIMITS = rates(socket=("100/m", "2/m"))
@@ -308,7 +313,7 @@ async def test_lobby_sockets_are_capped_per_browser_and_rate_limited(settings):
     outputs = []
     for path in ("/ws/lobby/", "/ws/watch/", "/ws/lobby/"):
         page = await connect(path, address=address)
-        outputs.append(await page.receive_output())
+        outputs.append(await page.receive_output(timeout=10))
         await page.disconnect()
     assert [o["type"] for o in outputs[:2]] == ["websocket.send"] * 2
     assert outputs[2] == {"type": "websocket.close", "code": 4429}
@@ -316,7 +321,7 @@ async def test_lobby_sockets_are_capped_per_browser_and_rate_limited(settings):
 
 async def test_bad_frames_close_the_lobby_socket():
     page = await connect("/ws/lobby/")
-    await page.receive_from()
+    await page.receive_from(timeout=10)
     await page.send_to(text_data='{"type": "move"}')
-    assert await page.receive_output() == {"type": "websocket.close", "code": 4400}
+    assert await page.receive_output(timeout=10) == {"type": "websocket.close", "code": 4400}
     await page.disconnect()

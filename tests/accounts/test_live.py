@@ -90,13 +90,13 @@ def renders(monkeypatch):
 async def test_a_signed_out_socket_is_closed_with_4403():
     anonymous, connected = await connect(None)
     assert connected
-    assert await anonymous.receive_output() == {"type": "websocket.close", "code": 4403}
+    assert await anonymous.receive_output(timeout=10) == {"type": "websocket.close", "code": 4403}
     browser = Client()
     await database_sync_to_async(browser.get)("/")
     session = await database_sync_to_async(lambda: browser.session)()
     await database_sync_to_async(session.save)()
     no_account, _ = await connect(f"sessionid={session.session_key}".encode())
-    assert await no_account.receive_output() == {"type": "websocket.close", "code": 4403}
+    assert await no_account.receive_output(timeout=10) == {"type": "websocket.close", "code": 4403}
 
 
 async def test_a_changed_password_closes_the_accounts_other_sockets_out():
@@ -109,7 +109,7 @@ async def test_a_changed_password_closes_the_accounts_other_sockets_out():
 
     await database_sync_to_async(change_password)()
     socket, _ = await connect(cookie)
-    assert await socket.receive_output() == {"type": "websocket.close", "code": 4403}
+    assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4403}
 
 
 async def test_another_origin_is_refused():
@@ -124,14 +124,20 @@ async def test_the_list_comes_on_connect_then_each_change_once_for_each_watching
     mine = await database_sync_to_async(match_of)(ada, opponent=bob)
     ada_socket, _ = await connect(await cookie_of(ada))
     bob_socket, _ = await connect(await cookie_of(bob))
-    first_ada, first_bob = await ada_socket.receive_from(), await bob_socket.receive_from()
+    first_ada, first_bob = (
+        await ada_socket.receive_from(timeout=10),
+        await bob_socket.receive_from(timeout=10),
+    )
     assert ongoing_ids(first_ada) == [mine.public_id] == ongoing_ids(first_bob)
     assert your_turn(first_ada, mine.public_id) and not your_turn(first_bob, mine.public_id)
     assert "finished-refresh" not in first_ada
 
     # A move flips the mark, on both accounts' pages: drawn once for each.
     await moved(mine, ada)
-    pushed_ada, pushed_bob = await ada_socket.receive_from(), await bob_socket.receive_from()
+    pushed_ada, pushed_bob = (
+        await ada_socket.receive_from(timeout=10),
+        await bob_socket.receive_from(timeout=10),
+    )
     assert not your_turn(pushed_ada, mine.public_id)
     assert your_turn(pushed_bob, mine.public_id)
     assert renders == [(ada.pk, False), (bob.pk, False)]
@@ -140,7 +146,7 @@ async def test_the_list_comes_on_connect_then_each_change_once_for_each_watching
     # A new match of Ada's appears on her page only (Bob is not in it).
     renders.clear()
     other = await database_sync_to_async(match_of)(ada, "bit-flip-divisor", mode="computer")
-    pushed = await ada_socket.receive_from()
+    pushed = await ada_socket.receive_from(timeout=10)
     assert set(ongoing_ids(pushed)) == {mine.public_id, other.public_id}
     assert ongoing_ids(pushed)[0] == other.public_id  # her turn there, not in the first
     assert renders == [(ada.pk, False)]
@@ -149,7 +155,10 @@ async def test_the_list_comes_on_connect_then_each_change_once_for_each_watching
     # An ending leaves the ongoing list, and asks the pages to read their finished list.
     renders.clear()
     await database_sync_to_async(play.resign)(mine.public_id, by=actor_of(bob))
-    ended_ada, ended_bob = await ada_socket.receive_from(), await bob_socket.receive_from()
+    ended_ada, ended_bob = (
+        await ada_socket.receive_from(timeout=10),
+        await bob_socket.receive_from(timeout=10),
+    )
     assert ongoing_ids(ended_ada) == [other.public_id] and ongoing_ids(ended_bob) == []
     assert 'hx-trigger="load"' in ended_ada and 'hx-trigger="load"' in ended_bob
     assert renders == [(ada.pk, True), (bob.pk, True)]
@@ -164,7 +173,7 @@ async def test_nothing_is_drawn_for_an_account_with_no_page_open(renders):
     await moved(match, ada)
     assert renders == []
     socket, _ = await connect(await cookie_of(bob))
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     await moved(match, bob)
     assert renders == [(bob.pk, False)]  # Bob watches; Ada has no page open
     await socket.disconnect()
@@ -176,12 +185,12 @@ async def test_nothing_is_drawn_for_an_account_with_no_page_open(renders):
 async def test_a_game_on_one_device_is_drawn_once(renders):
     ada = await database_sync_to_async(account)("ada")
     socket, _ = await connect(await cookie_of(ada))
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     match = await database_sync_to_async(match_of)(ada, "last-digit-standing", mode="hotseat")
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     renders.clear()
     await moved(match, ada)
-    assert your_turn(await socket.receive_from(), match.public_id)
+    assert your_turn(await socket.receive_from(timeout=10), match.public_id)
     assert renders == [(ada.pk, False)]
     assert await socket.receive_nothing(timeout=0.2)
     await socket.disconnect()
@@ -190,7 +199,7 @@ async def test_a_game_on_one_device_is_drawn_once(renders):
 async def test_an_older_list_never_replaces_a_newer_one():
     ada = await database_sync_to_async(account)("ada")
     socket, _ = await connect(await cookie_of(ada))
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     layer = get_channel_layer()
     await layer.group_send(
         live.group_name(ada.pk), {"type": "games.changed", "at": 1.0, "html": "old"}
@@ -200,7 +209,7 @@ async def test_an_older_list_never_replaces_a_newer_one():
     await layer.group_send(
         live.group_name(ada.pk), {"type": "games.changed", "at": later, "html": "new"}
     )
-    assert await socket.receive_from() == "new"
+    assert await socket.receive_from(timeout=10) == "new"
     await socket.disconnect()
 
 
@@ -208,18 +217,18 @@ async def test_a_sync_frame_gets_the_list_and_junk_closes_the_socket():
     ada = await database_sync_to_async(account)("ada")
     match = await database_sync_to_async(match_of)(ada, joined=False)
     socket, _ = await connect(await cookie_of(ada))
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     await socket.send_to(text_data='{"type": "sync"}')
-    html = await socket.receive_from()
+    html = await socket.receive_from(timeout=10)
     assert ongoing_ids(html) == [match.public_id] and 'hx-trigger="load"' in html
     await socket.send_to(text_data='{"type": "move"}')
-    assert await socket.receive_output() == {"type": "websocket.close", "code": 4400}
+    assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4400}
 
 
 async def test_anonymous_matches_push_nothing_to_accounts(renders):
     ada = await database_sync_to_async(account)("ada")
     socket, _ = await connect(await cookie_of(ada))
-    await socket.receive_from()
+    await socket.receive_from(timeout=10)
     from tests.factories import make_match
 
     await database_sync_to_async(make_match)("bit-flip", name="Eve")  # not the account's name
@@ -231,7 +240,7 @@ async def test_anonymous_matches_push_nothing_to_accounts(renders):
 async def test_seats_claimed_on_another_device_show_up_live():
     ada = await database_sync_to_async(account)("ada")
     socket, _ = await connect(await cookie_of(ada))
-    assert ongoing_ids(await socket.receive_from()) == []
+    assert ongoing_ids(await socket.receive_from(timeout=10)) == []
     laptop = Client()
 
     def play_then_sign_in():
@@ -240,6 +249,6 @@ async def test_seats_claimed_on_another_device_show_up_live():
         return match
 
     match = await database_sync_to_async(play_then_sign_in)()
-    html = await socket.receive_from()
+    html = await socket.receive_from(timeout=10)
     assert ongoing_ids(html) == [match.public_id] and 'hx-trigger="load"' in html
     await socket.disconnect()

@@ -41,13 +41,13 @@ async def test_both_players_and_a_spectator_get_the_rating_changes_pushed():
     pages = [await connect(match.public_id, token) for token in (token1, token2, None)]
     for communicator, connected in pages:
         assert connected
-        snapshot = await communicator.receive_from()
+        snapshot = await communicator.receive_from(timeout=10)
         assert 'id="board"' in snapshot and notes(snapshot) == ""
     await database_sync_to_async(resign)(match, token2)
     for communicator, _ in pages:
-        html = await communicator.receive_from()
+        html = await communicator.receive_from(timeout=10)
         while 'id="board"' not in html:  # a presence mark may come first
-            html = await communicator.receive_from()
+            html = await communicator.receive_from(timeout=10)
         assert notes(html) == "Ratings: ada 1662? (+162), bob 1338? (\u2212162)"
     for communicator, _ in pages:
         await communicator.disconnect()
