@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from games.rules import Verdict
+from games.rules.base import UNKNOWN_LENGTH
 
 if TYPE_CHECKING:
     from games.models import Match
@@ -40,5 +41,7 @@ def value_words(name_of, winner: int | None, plies: int | None, note: str = "") 
     name = name_of(winner)
     if plies == 0:
         return f"{name} has won."
+    if plies is None:
+        return f"{name} wins with perfect play ({UNKNOWN_LENGTH})."
     moves = "move" if plies == 1 else "moves"
     return f"{name} wins with perfect play, in {plies} {moves}."

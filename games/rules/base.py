@@ -214,9 +214,14 @@ class Analysis:
             return self.note or "Nobody can force a win."
         if self.plies == 0:
             return f"Player {self.winner} has won."
+        if self.plies is None:
+            return f"Player {self.winner} wins with perfect play ({UNKNOWN_LENGTH})."
         moves = "move" if self.plies == 1 else "moves"
         return f"Player {self.winner} wins with perfect play, {self.plies} {moves} from here."
 
+
+# Said where the theory gives the winner but not the number of moves.
+UNKNOWN_LENGTH = "the number of moves is beyond exact analysis at this size"
 
 # A value, from the point of view of the player to move: (wins, plies to the end).
 Value = tuple[bool, int]
@@ -395,7 +400,68 @@ class Game:
     # ---- analysis ------------------------------------------------------------
 
     def analyse(self, pos: Position) -> Analysis:
-        """Exact perfect-play analysis: the winner, in how many moves, and every move's verdict."""
+        """Exact perfect-play analysis: the winner, and every move's verdict; in how many
+        moves too while the search reaches (``searchable``), else from the game's theory
+        (``theory_analysis``), where the number of moves may be unknown (``plies`` None)."""
+        if pos.result is None and not self.searchable(pos):
+            return self.theory_analysis(pos)
+        return self.search_analysis(pos)
+
+    def searchable(self, pos: Position) -> bool:
+        """Is the exhaustive search (``search_analysis``) cheap from ``pos``? Games with a
+        theory say no beyond the sizes it answers within its budget."""
+        return True
+
+    def theory_wins(self, pos: Position) -> dict[str, tuple[bool, bool]]:
+        """For each legal move of ``pos`` (a game in progress), in ``moves`` order: (does
+        its mover win with perfect play, does it end the game). From the game's theory,
+        without search (games that have one)."""
+        raise NotImplementedError(f"{self.title} has no theory solver.")
+
+    def prefer(self, pos: Position, moves: list[str], winning: bool) -> list[str]:
+        """Among equally good ``moves`` whose lengths the theory does not know, those that
+        look fastest (``winning``) or slowest to end: what the computer picks from."""
+        return moves
+
+    def theory_analysis(self, pos: Position) -> Analysis:
+        """The analysis from ``theory_wins``: the winner and every move's verdict are
+        exact; the plies are known only for moves that end the game (1), and for the
+        position only when it is won or lost at once."""
+        mover = pos.to_move
+        if pos.result is not None:
+            return Analysis(mover, pos.result.winner, 0, (), ())
+        found = self.theory_wins(pos)
+        wins = {move: good for move, (good, _) in found.items()}
+        ends = {move: good for move, (good, over) in found.items() if over}
+        if not wins:
+            return Analysis(mover, other(mover), 0, (), ())
+        won = any(wins.values())
+        moves = []
+        for move, good in wins.items():
+            if move in ends and not ends[move]:
+                verdict = Verdict.LOSES_AT_ONCE
+            elif won:
+                verdict = Verdict.KEEPS_WIN if good else Verdict.THROWS_WIN
+            else:
+                verdict = Verdict.NO_WIN
+            plies = 1 if move in ends else None
+            moves.append(
+                MoveVerdict(move, verdict, mover if good else other(mover), plies, won and not good)
+            )
+        if won:
+            at_once = tuple(move for move, good in ends.items() if good)
+            best = at_once or tuple(move for move, good in wins.items() if good)
+            plies = 1 if at_once else None
+        else:
+            lasting = tuple(move for move in wins if move not in ends)
+            best = lasting or tuple(wins)
+            plies = None if lasting else 1
+        return Analysis(mover, mover if won else other(mover), plies, best, tuple(moves))
+
+    def search_analysis(self, pos: Position) -> Analysis:
+        """Exact perfect-play analysis by exhaustive search (negamax, memoised): the
+        winner, in how many moves, and every move's verdict. The reference the theory
+        solvers are tested against."""
         mover = pos.to_move
         if pos.result is not None:
             return Analysis(mover, pos.result.winner, 0, (), ())

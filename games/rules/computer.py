@@ -6,6 +6,10 @@
 - ``strong``: perfect in won positions (one of the fastest winning moves);
   otherwise random among the moves that don't lose at once.
 - ``perfect``: wins fastest, loses slowest (random among equally good moves).
+  Where the theory gives the winner but not the number of moves (``plies`` None:
+  Bit Flip and Last Digit Standing at large sizes) it still never lets a won game
+  slip, and hurries or delays as well as it can tell (``Game.prefer``) until the
+  position is small enough for the exact search.
 
 Every choice is deterministic under a seeded ``random.Random``.
 """
@@ -52,6 +56,9 @@ def choose_move(game: Game, pos: Position, level: str, rng: random.Random) -> st
         return rng.choice(wins or safe or moves)
     analysis = game.analyse(pos)
     if level == "perfect" or analysis.winner == pos.to_move:
-        return rng.choice(list(analysis.best_moves))
+        best = list(analysis.best_moves)
+        if analysis.plies is None:  # the theory knows who wins, not how fast: guess well
+            best = game.prefer(pos, best, analysis.winner == pos.to_move)
+        return rng.choice(best)
     _, safe = split_immediate(game, pos, moves)
     return rng.choice(safe or moves)
