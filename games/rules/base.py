@@ -467,6 +467,11 @@ class Game:
             return Analysis(mover, pos.result.winner, 0, (), ())
         memo = self.memo_for(pos)
         scored = [(move, self.move_value(pos, move, memo)) for move in self.moves(pos)]
+        return self.assemble(pos, scored)
+
+    def assemble(self, pos: Position, scored: list[tuple[str, Value]]) -> Analysis:
+        """The analysis of ``pos`` (a game in progress) from each move's exact value."""
+        mover = pos.to_move
         if not scored:  # only reached for positions built by hand: no move, mover loses
             return Analysis(mover, other(mover), 0, (), ())
         best = scored[0][1]
