@@ -216,7 +216,6 @@ class BitFlip(Game):
         want = max(sizes.values()) if winning else min(sizes.values())
         return [move for move in moves if sizes[move] == want]
 
-
     def key(self, pos: BitFlipPosition):
         return runs(pos.bits)
 

@@ -215,7 +215,6 @@ class BitwiseBattle(Game):
         left = max_length - length
         return (left % 2 == 0, left)
 
-
     def key(self, pos: BitwiseBattlePosition):
         condition, target = pos.condition, pos.target
         if condition == "divisible":
