@@ -53,7 +53,7 @@ def solve_position(game: Game, pos: Position) -> Solution:
     while not here.over and len(line) < LINE_CAP and best:
         here = game.play(here, best[0])
         line.append(best[0])
-        best = game.analyse(here).best_moves if not here.over else ()
+        best = game.best_moves(here) if not here.over else ()
     return Solution(analysis, tuple(line))
 
 

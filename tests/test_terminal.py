@@ -482,10 +482,10 @@ def test_hints():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["bit-flip", "--option", "width=99"], "Width must be from 1 to 32, not 99."),
-        (["bit-flip", "--option", "width=abc"], "Width must be a whole number from 1 to 32"),
+        (["bit-flip", "--option", "width=999"], "Width must be from 1 to 200, not 999."),
+        (["bit-flip", "--option", "width=abc"], "Width must be a whole number from 1 to 200"),
         (["bit-flip-divisor", "--option", "divisor=1"], "from 2 to 255, not 1."),
-        (["last-digit-standing", "--option", "highest=21"], "from 2 to 20, not 21."),
+        (["last-digit-standing", "--option", "highest=101"], "from 2 to 100, not 101."),
         (["bit-flip", "--option", "colour=red"], "Bit Flip has no option 'colour'"),
         (["last-bit-standing", "--option", "x=1"], "(its options: none)"),
         (["bit-flip", "--option", "width"], "--option takes NAME=VALUE"),

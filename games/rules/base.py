@@ -435,7 +435,7 @@ class Game:
         ends = {move: good for move, (good, over) in found.items() if over}
         if not wins:
             return Analysis(mover, other(mover), 0, (), ())
-        won = any(wins.values())
+        won, best, plies = self._theory_best(wins, ends)
         moves = []
         for move, good in wins.items():
             if move in ends and not ends[move]:
@@ -448,15 +448,31 @@ class Game:
             moves.append(
                 MoveVerdict(move, verdict, mover if good else other(mover), plies, won and not good)
             )
+        return Analysis(mover, mover if won else other(mover), plies, best, tuple(moves))
+
+    @staticmethod
+    def _theory_best(wins: dict[str, bool], ends: dict[str, bool]):
+        """(won, best moves, plies) from each move's theory verdict: a win at once is the
+        fastest; otherwise every winning move is as good as the theory can tell, and for
+        the loser every move that does not lose at once."""
+        won = any(wins.values())
         if won:
             at_once = tuple(move for move, good in ends.items() if good)
             best = at_once or tuple(move for move, good in wins.items() if good)
-            plies = 1 if at_once else None
-        else:
-            lasting = tuple(move for move in wins if move not in ends)
-            best = lasting or tuple(wins)
-            plies = None if lasting else 1
-        return Analysis(mover, mover if won else other(mover), plies, best, tuple(moves))
+            return won, best, 1 if at_once else None
+        lasting = tuple(move for move in wins if move not in ends)
+        return won, lasting or tuple(wins), None if lasting else 1
+
+    def best_moves(self, pos: Position) -> tuple[str, ...]:
+        """The analysis's best moves, without the verdicts' objects where the theory
+        answers (what a best line follows, step by step)."""
+        if pos.result is None and not self.searchable(pos):
+            found = self.theory_wins(pos)
+            if found:
+                wins = {move: good for move, (good, _) in found.items()}
+                ends = {move: good for move, (good, over) in found.items() if over}
+                return self._theory_best(wins, ends)[1]
+        return self.analyse(pos).best_moves
 
     def search_analysis(self, pos: Position) -> Analysis:
         """Exact perfect-play analysis by exhaustive search (negamax, memoised): the

@@ -14,7 +14,8 @@ n = 71 on (Guy and Smith, 1956), so a move's verdict costs the same at any width
 
 How many moves perfect play takes (the winner hurrying, the loser delaying) has no
 such theory: it is searched over the sorted run lengths while at most
-``EXACT_ZEROS`` zeros are left (cold, about 25 ms for the worst such position);
+``EXACT_ZEROS`` zeros are left (cold, about 15 ms for the worst such position, a
+single run);
 beyond, the analysis gives the winner and every move's verdict, and no count.
 
 The width is at most ``MAX_WIDTH``: what the board, the move list and the analysis
@@ -28,9 +29,9 @@ from dataclasses import dataclass, replace
 
 from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Position
 
-MAX_WIDTH = 256  # the widest row a page shows usably (the analysis lists two moves a bit)
+MAX_WIDTH = 200  # the widest row a page shows usably (the analysis lists two moves a bit)
 # The plies are searched exactly while at most this many zeros are left.
-EXACT_ZEROS = 24
+EXACT_ZEROS = 20
 # Kayles' values repeat with this period from PERIODIC_FROM on (Guy and Smith, 1956).
 PERIOD, PERIODIC_FROM = 12, 71
 
@@ -182,33 +183,25 @@ class BitFlip(Game):
         return pos.bits.count("0") <= EXACT_ZEROS
 
     def theory_wins(self, pos: BitFlipPosition) -> dict[str, tuple[bool, bool]]:
-        """A move wins exactly when it leaves a row of nim-value 0: the move changes one
-        run of n zeros into runs of ``left`` and ``right``."""
-        bits, width = pos.bits, pos.width
-        total = nim_value(bits)
-        zeros = bits.count("0")
-        # For each bit: where its run of zeros starts and its length.
-        start, length = [0] * (width + 2), [0] * (width + 2)
-        i = 1
-        while i <= width:
-            if bits[i - 1] == "1":
-                i += 1
-                continue
-            j = i
-            while j <= width and bits[j - 1] == "0":
-                j += 1
-            for k in range(i, j):
-                start[k], length[k] = i, j - i
-            i = j
-        found = {}
-        for move in self.moves(pos):
-            first, *pair = (int(part) for part in move.split())
-            take = 1 + len(pair)
-            n = length[first]
-            left = first - start[first]
-            after = total ^ kayles(n) ^ kayles(left) ^ kayles(n - take - left)
-            found[move] = (after == 0, zeros == take)
-        return found
+        """A move wins exactly when it leaves a row of nim-value 0: a move in a run of n
+        zeros leaves a run of ``left`` and one of ``n - taken - left`` in its place."""
+        zeros = pos.bits.count("0")
+        total = nim_value(pos.bits)
+        singles: list[tuple[str, tuple[bool, bool]]] = []
+        pairs: list[tuple[str, tuple[bool, bool]]] = []
+        first = 1
+        for run in pos.bits.split("1"):
+            n = len(run)
+            rest = total ^ kayles(n)
+            for left in range(n):
+                at = first + left
+                wins = rest ^ kayles(left) ^ kayles(n - 1 - left) == 0
+                singles.append((str(at), (wins, zeros == 1)))
+                if left < n - 1:
+                    wins = rest ^ kayles(left) ^ kayles(n - 2 - left) == 0
+                    pairs.append((f"{at} {at + 1}", (wins, zeros == 2)))
+            first += n + 1
+        return dict(singles + pairs)
 
     def prefer(self, pos: BitFlipPosition, moves: list[str], winning: bool) -> list[str]:
         """The winner flips two bits where it can (fewer zeros left), the loser one."""

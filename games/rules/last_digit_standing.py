@@ -20,7 +20,9 @@ weighted matching, the tests' reference, takes about 5 ms at 100 numbers, and th
 analysis board follows a line of 30 positions in its 100 ms.)
 
 How many moves perfect play takes has no such theorem: it is searched over (numbers
-left, last removed) while at most ``EXACT_NUMBERS`` numbers are left; beyond, the
+left, last removed) while at most ``EXACT_NUMBERS`` numbers are left (cold, up to
+about 20 ms for the densest ten of 1-100, such as 1 3 4 5 8 10 12 40 64 96: at 11 or
+12 dense numbers it can take over half a second); beyond, the
 analysis gives the winner and every move's verdict, and no count.
 """
 
@@ -34,7 +36,7 @@ from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Pos
 
 MAX_HIGHEST = 100  # the board draws a hundred numbers usably, at 360 px too
 # The plies are searched exactly while at most this many numbers are left.
-EXACT_NUMBERS = 12
+EXACT_NUMBERS = 10
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ from functools import reduce
 from operator import xor
 
 from games.rules import Game
-from games.rules.bit_flip import runs
+from games.rules.bit_flip import EXACT_ZEROS, runs
 
 from . import Theory, register
 from .geometry import grid
@@ -20,10 +20,9 @@ from .geometry import grid
 COLUMNS = 12  # Kayles' values repeat with period 12: one period a row
 CELL_W, CELL_H = 26.0, 74.0
 TOP = 22.0  # room for the column headings
-# The start's exact analysis is shown up to this width: cold it takes about 0.1 s at
-# 24 bits on a busy 2-core machine, and about 1 s at 32. Wider rows are judged by their
-# Grundy value alone (cheap at every width).
-ANALYSED_WIDTH = 24
+# The values are found from the game's own moves (play) up to here, where one full period
+# after 71 has shown itself; beyond, the period (games.rules.bit_flip.kayles) gives them.
+BY_PLAY = 83
 
 
 def mex(values) -> int:
@@ -36,15 +35,17 @@ def mex(values) -> int:
 
 def grundy_values(game: Game, longest: int) -> list[int]:
     """The Grundy value of one run of 0..longest zeros, from ``legal_moves`` and
-    ``play`` on a row of that width."""
+    ``play`` on a row of that width up to BY_PLAY; beyond, by the period of 12."""
     values = [0]  # no zeros: no move
-    for n in range(1, longest + 1):
+    for n in range(1, min(longest, BY_PLAY) + 1):
         pos = game.start(width=n)
         reached = []
         for move in game.legal_moves(pos):
             child = game.play(pos, move)
             reached.append(reduce(xor, (values[r] for r in runs(child.bits)), 0))
         values.append(mex(reached))
+    for n in range(BY_PLAY + 1, longest + 1):
+        values.append(values[n - 12])
     return values
 
 
@@ -77,7 +78,7 @@ def theory(game: Game, options: dict) -> Theory:
         {"x": i * (CELL_W + 4) + CELL_W / 2, "label": f"+{i}"}
         for i in range(min(COLUMNS, len(values)))
     ]
-    analysis = game.analyse(game.start(width=width)) if width <= ANALYSED_WIDTH else None
+    analysis = game.analyse(game.start(width=width))
     return Theory(
         game,
         options,
@@ -94,8 +95,11 @@ def theory(game: Game, options: dict) -> Theory:
         },
         caps=(
             f"Runs of 0 to {width} zeros: the width, from 1 to {game.option('width').maximum}.",
-            f"The exact analysis of the start is asked for widths up to {ANALYSED_WIDTH} "
-            "(beyond, it takes up to a second); the Grundy values are computed at every width.",
+            f"The values are found from the game's own moves up to {BY_PLAY} zeros; beyond, "
+            "they repeat with period 12 (from 71 on, as Guy and Smith proved in 1956).",
+            "The exact analysis of the start says who wins at every width, from these values; "
+            "the number of moves it takes is searched only while at most "
+            f"{EXACT_ZEROS} bits are 0.",
         ),
         start_summary=analysis.summary if analysis else "",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from games.rules import Game
+from games.rules.last_digit_standing import EXACT_NUMBERS
 
 from . import Theory, register
 
@@ -17,10 +18,6 @@ SIZE = 360.0
 CENTRE = SIZE / 2
 RING = 140.0  # the circle the numbers sit on
 NODE_RADIUS = 15.0
-# The winning first moves need the exact analysis of the start: cold, about 0.1 s for
-# 1-18 on a busy 2-core machine, but over a second for 1-20. Above this the graph is
-# still drawn (it is cheap), without them.
-ANALYSED_HIGHEST = 18
 
 
 def edges(game: Game, highest: int) -> list[tuple[int, int]]:
@@ -93,7 +90,7 @@ def theory(game: Game, options: dict) -> Theory:
     pairs = edges(game, highest)
     numbers = list(range(1, highest + 1))
     places = layout(numbers, pairs)
-    analysis = game.analyse(start) if highest <= ANALYSED_HIGHEST else None
+    analysis = game.analyse(start)
     winning = {int(move) for move in analysis.winning_moves} if analysis else set()
     verdicts = {int(v.move): v for v in analysis.moves} if analysis else {}
     nodes = [
@@ -130,15 +127,15 @@ def theory(game: Game, options: dict) -> Theory:
             "winning": sorted(winning),
             "winner": analysis.winner if analysis else None,
             "analysed": analysis is not None,
-            "analysed_highest": ANALYSED_HIGHEST,
             "count": highest,
             "why": explain(numbers, pairs),
         },
         caps=(
             f"The numbers 1 to {highest}: the highest number is from "
             f"{game.option('highest').minimum} to {maximum}.",
-            f"The winning first moves are marked up to {ANALYSED_HIGHEST} numbers: they need the "
-            f"exact analysis of the start, which takes over a second for 1 to {maximum}.",
+            "The winning first moves come from the exact analysis of the start at every "
+            "size (maximum matchings); the number of moves it takes is searched only while "
+            f"at most {EXACT_NUMBERS} numbers are left.",
         ),
         start_summary=analysis.summary if analysis else "",
     )

@@ -35,6 +35,11 @@ def theory_page(request, game):
         raise Http404("This game has no theory page.")
     query = {name: request.GET.get(name, "") for name in request.GET}
     try:
+        repeated = [name for name, values in request.GET.lists() if len(values) != 1]
+        if repeated:  # as the analysis board refuses it: which one is meant?
+            name = repeated[0][:40]
+            count = len(request.GET.getlist(repeated[0]))
+            raise ValueError(f"{name!r} is given {count} times: give it once.")
         options = theory.clean(game, query)
     except ValueError as error:
         context = {"game": game, "error": str(error), "fields": _fields(game, query)}

@@ -238,8 +238,8 @@ def test_htmx_gets_the_analysis_part_only():
 # ---- refusals ----------------------------------------------------------------------------
 
 BAD = [
-    ("bit-flip", "width=33", "Width must be from 1 to 32, not 33."),
-    ("bit-flip", "width=wide", "Width must be a whole number from 1 to 32"),
+    ("bit-flip", "width=201", "Width must be from 1 to 200, not 201."),
+    ("bit-flip", "width=wide", "Width must be a whole number from 1 to 200"),
     ("bit-flip", "width=5&width=6", "'width' is given 2 times"),
     ("bit-flip", "colour=red", "takes width, moves, ply; not 'colour'"),
     ("bit-flip", "moves=3..1", "Move 2 ('') is not written as a move"),
@@ -254,7 +254,7 @@ BAD = [
     ("last-bit-standing", "moves=" + ".".join(["1"] * (MAX_PLIES + 1)), "at most 400 moves"),
     ("last-bit-standing", "moves=2", "Move 1 ('2') cannot be played"),
     ("bitwise-battle", "condition=more", 'Condition must be one of "divisible"'),
-    ("last-digit-standing", "highest=99", "must be from 2 to 20, not 99"),
+    ("last-digit-standing", "highest=999", "must be from 2 to 100, not 999"),
     ("bit-flip-divisor", "divisor=1", "must be from 2 to 255, not 1"),
 ]
 

@@ -14,7 +14,6 @@ from django.urls import reverse
 from games.rules import GAMES, get_game
 from learn.theory import theory_for
 from learn.theory.bit_flip_divisor import BLOCK
-from learn.theory.last_digit_standing import ANALYSED_HIGHEST
 
 SLUGS = [game.slug for game in GAMES]
 
@@ -60,7 +59,7 @@ def test_options_round_trip(slug, query, field, value):
 @pytest.mark.parametrize(
     ("slug", "query", "says"),
     [
-        ("bit-flip", "?width=33", "Width must be from 1 to 32, not 33."),
+        ("bit-flip", "?width=201", "Width must be from 1 to 200, not 201."),
         ("bit-flip", "?width=", "Width must be a whole number"),
         ("bit-flip", "?width=eight", "Width must be a whole number"),
         ("bit-flip", "?colour=red", "Bit Flip has no option"),
@@ -68,8 +67,10 @@ def test_options_round_trip(slug, query, field, value):
         ("bitwise-battle", "?condition=odd", "Condition must be one of"),
         ("bitwise-battle", "?condition=ones&target=30&max_length=20", "exactly k ones"),
         ("bitwise-battle", "?target=99999999999999999999999", "Target must be from"),
-        ("last-digit-standing", "?highest=21", "Highest number must be from 2 to 20"),
+        ("last-digit-standing", "?highest=101", "Highest number must be from 2 to 100"),
         ("last-bit-standing", "?width=8", "Last Bit Standing has no option"),
+        ("bit-flip", "?width=8&width=9", "'width' is given 2 times: give it once."),
+        ("bitwise-battle", "?target=5&target=5", "'target' is given 2 times: give it once."),
     ],
 )
 def test_bad_options_are_a_400_with_a_plain_message(slug, query, says):
@@ -252,13 +253,18 @@ def test_the_winning_first_moves_agree_with_the_analysis_and_the_pairing(highest
         assert analysis.winner == 1
 
 
-def test_a_long_sequence_draws_the_graph_without_the_analysis():
+@pytest.mark.parametrize("highest", [19, 20, 60, 100])
+def test_a_long_sequence_is_analysed_and_its_winning_first_moves_marked(highest):
     game = get_game("last-digit-standing")
-    picture = theory_for(game, {"highest": str(ANALYSED_HIGHEST + 1)}).picture
-    assert not picture["analysed"] and picture["winning"] == []
-    assert len(picture["nodes"]) == ANALYSED_HIGHEST + 1
-    status, html = page("last-digit-standing", f"?highest={ANALYSED_HIGHEST + 1}")
-    assert status == 200 and "not marked" in html
+    picture = theory_for(game, {"highest": str(highest)}).picture
+    analysis = game.analyse(game.start(highest=highest))
+    assert picture["analysed"] and picture["winner"] == analysis.winner
+    assert picture["winning"] == sorted(int(move) for move in analysis.winning_moves)
+    assert len(picture["nodes"]) == highest
+    status, html = page("last-digit-standing", f"?highest={highest}")
+    assert status == 200 and "not marked" not in html and "None move" not in html
+    marked = ", ".join(map(str, picture["winning"]))
+    assert f"Thick green circles: Player 1's winning first moves ({marked})" in html
 
 
 # ---- Bitwise Battle: the winning region by length -----------------------------------
