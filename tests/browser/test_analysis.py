@@ -88,11 +88,11 @@ def test_the_analysis_at_360_px_without_javascript_and_with_axe(
     audit = Audit()
     small = new_page(viewport={"width": 360, "height": 800})
     for slug, query in (
-        ("bit-flip", "width=32&moves=16.3-4"),
+        ("bit-flip", "width=200&moves=100.3-4"),
         ("bitwise-battle", "moves=1.0"),
         ("last-bit-standing", "moves=0.1"),
         ("bit-flip-divisor", "moves=8.7"),
-        ("last-digit-standing", "highest=20&moves=6.3"),
+        ("last-digit-standing", "highest=100&moves=6.3"),
     ):
         small.goto(f"{live_server_url}/games/{slug}/analysis/?{query}")
         shown(small, 2)
@@ -115,3 +115,38 @@ def test_the_analysis_at_360_px_without_javascript_and_with_axe(
     plain.locator("#replay-previous").click()
     shown(plain, 0)
     expect(plain).to_have_url(re.compile(r"moves=6&ply=0$"))
+
+
+@pytest.mark.parametrize(
+    ("slug", "query", "moves"),
+    [
+        ("bit-flip", "width=200", 200 + 199),  # every bit, every pair
+        ("last-digit-standing", "highest=100", 100),  # every number
+    ],
+)
+def test_the_largest_sizes_answer_at_once_with_every_move_judged(
+    live_server_url, new_page, artifacts, slug, query, moves
+):
+    """Answered from the theory (nim-values, maximum matchings): a verdict for every move,
+    and the value says honestly that the number of moves is out of reach."""
+    page = new_page(viewport={"width": 360, "height": 800})
+    response = page.goto(f"{live_server_url}/games/{slug}/analysis/?{query}")
+    assert response.status == 200
+    shown(page, 0)
+    items = page.locator("#analysis-moves li")
+    expect(items).to_have_count(moves)
+    verdicts = page.locator("#analysis-moves li .verdict")
+    expect(verdicts).to_have_count(moves)
+    texts = set(verdicts.all_inner_texts())
+    assert texts <= {"keeps the win", "throws away the win"} and "keeps the win" in texts
+    expect(page.locator("#value-text")).to_have_text(
+        "Player 1 wins with perfect play (the number of moves is beyond exact analysis "
+        "at this size)."
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=str(artifacts / f"analysis-largest-{slug}.png"), full_page=False)
+    # A move from the list answers as quickly, still with every move judged.
+    first_best = page.locator("#analysis-moves li.best a").first
+    first_best.click()
+    shown(page, 1)
+    expect(page.locator("#analysis-moves li .verdict").first).to_be_visible()
