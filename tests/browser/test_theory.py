@@ -19,7 +19,7 @@ PAGES = [f"/games/{game.slug}/theory/" for game in GAMES] + [
 ]
 
 
-def test_theory_pages_draw_fit_360_px_and_pass_axe(live_server_url, new_page):
+def test_theory_pages_draw_fit_360_px_and_pass_axe(live_server_url, new_page, artifacts):
     audit = Audit()
     page = new_page(viewport={"width": 360, "height": 740})
     for path in PAGES:
@@ -34,6 +34,8 @@ def test_theory_pages_draw_fit_360_px_and_pass_axe(live_server_url, new_page):
             assert svg.get_attribute("role") == "img"
             box = svg.bounding_box()
             assert box["width"] > 200 and box["height"] > 50
+        if "highest=100" in path:  # the largest graph, for a look at 360 px
+            page.locator("svg.theory-svg").screenshot(path=str(artifacts / "theory-lds-100.png"))
         fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert fits, f"{path} scrolls sideways at 360 px"
         audit(page, path)
