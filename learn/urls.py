@@ -4,7 +4,14 @@ from games import converters  # noqa: F401  (registers <match:...> and <game:...
 
 from .views.analysis import analyse_match, analysis
 from .views.index import learn_index
-from .views.puzzles import new_streak, puzzle_list, puzzle_page
+from .views.puzzles import (
+    daily_puzzle,
+    puzzle_history,
+    puzzle_list,
+    puzzle_page,
+    theme_list,
+    theme_page,
+)
 from .views.theory import theory_page
 
 urlpatterns = [
@@ -14,7 +21,11 @@ urlpatterns = [
     # ---- puzzles (issue 14): learn/views/puzzles.py
     path("games/<game:game>/puzzles/", puzzle_list, name="puzzles"),
     path("games/<game:game>/puzzles/<int:n>/", puzzle_page, name="puzzle"),
-    path("games/<game:game>/puzzles/new-streak", new_streak, name="puzzles_new_streak"),
+    # issue 25: the daily puzzle, a solver's history, the themes
+    path("learn/puzzles/daily/", daily_puzzle, name="puzzle_daily"),
+    path("learn/puzzles/history/", puzzle_history, name="puzzle_history"),
+    path("learn/puzzles/themes/", theme_list, name="puzzle_themes"),
+    path("learn/puzzles/themes/<str:theme>/", theme_page, name="puzzle_theme"),
     # The analysis board (issue 14): the state in the query string, no writes.
     path("games/<game:game>/analysis/", analysis, name="analysis"),
     path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),

@@ -1,10 +1,13 @@
-"""Puzzles: the rule, the committed files, the exact checking of answers, the defence played
-back, streaks in the session, and malformed posts refused."""
+"""Puzzles: the rule (at least three moves, at most a third winning, depths spread), the
+committed files, the exact checking of answers, the defence played back, the pages, and
+malformed posts refused. Ratings, themes, the daily puzzle, the order and the streak:
+test_puzzle_ratings.py."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 from django.test import Client
@@ -12,7 +15,7 @@ from django.urls import reverse
 
 from bitsite.edge import MAX_VALUE
 from games.rules import GAMES, get_game
-from learn import puzzles
+from learn import puzzles, themes
 from learn.views.puzzles import SESSION_KEY, record_of
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -43,15 +46,37 @@ def test_generation_is_deterministic_and_depends_on_the_seed():
     assert first != puzzles.generate(game, seed=puzzles.SEED + 1)
 
 
-def test_every_game_with_a_forced_win_has_puzzles_and_none_over_the_limit():
+def test_the_games_with_three_moves_or_more_have_puzzles_and_none_over_the_limit():
     for game in GAMES:
         found = puzzles.puzzles_of(game.slug)
         assert len(found) <= puzzles.LIMIT
         assert [p.n for p in found] == list(range(1, len(found) + 1))
-    # Last Bit Standing never has a forced win: a safe bit always exists.
+    # Two moves (0 or 1) in every position: never three legal moves, so no puzzle.
     assert puzzles.puzzles_of("last-bit-standing") == ()
-    assert all(len(puzzles.puzzles_of(slug)) >= 40 for slug in WITH_PUZZLES)
-    assert len(WITH_PUZZLES) == 4
+    assert puzzles.puzzles_of("bitwise-battle") == ()
+    assert all(len(puzzles.puzzles_of(slug)) == puzzles.LIMIT for slug in WITH_PUZZLES)
+    assert sorted(WITH_PUZZLES) == ["bit-flip", "bit-flip-divisor", "last-digit-standing"]
+    # Every game is in the sizes table; each size is a set of options the rules accept.
+    assert set(puzzles.SIZES) == {game.slug for game in GAMES}
+    for game in GAMES:
+        for options in puzzles.SIZES[game.slug]:
+            game.start(**options)
+
+
+@pytest.mark.parametrize("slug", ["bit-flip", "bit-flip-divisor", "last-digit-standing"])
+def test_depths_are_spread_from_3_to_the_deepest_the_solver_found(slug):
+    """Taken in turns by depth: the deepest candidate is in, and a depth has fewer puzzles
+    than another (by more than one turn) only when it had no more candidates."""
+    game = get_game(slug)
+    depths = Counter(p.depth for p in puzzles.puzzles_of(slug))
+    available = Counter(item[4]["depth"] for item in puzzles.candidates(game))
+    assert min(depths) == puzzles.MIN_DEPTH
+    assert max(depths) == max(available)
+    assert set(depths) == set(available)
+    most = max(depths.values())
+    for depth, count in depths.items():
+        assert count == available[depth] or count >= most - 1, (depth, depths, available)
+    assert len(depths) >= 3
 
 
 def test_puzzles_are_distinct_positions_ordered_by_difficulty():
@@ -74,11 +99,14 @@ def test_each_puzzle_meets_the_rule_and_its_grades_are_true(item):
     winning = [m.move for m in analysis.moves if m.winner == pos.to_move]
     assert analysis.winner == pos.to_move == puzzle.to_move
     assert analysis.plies == puzzle.depth >= puzzles.MIN_DEPTH
-    assert 1 <= len(winning) < len(legal)
-    assert len(winning) <= max(1, len(legal) // 3)
+    assert len(legal) >= 3  # no puzzle with one or two moves
+    assert len(winning) >= 1 and 3 * len(winning) <= len(legal)  # a guess wins 1 in 3 at best
     assert (puzzle.legal, puzzle.winning) == (len(legal), len(winning))
     assert puzzle.difficulty == puzzle.depth + len(legal) - len(winning)
     assert puzzle.notation == game.notation(pos)
+    assert puzzle.key == puzzles.position_key(game, pos)
+    assert puzzle.rating == puzzles.start_rating(puzzle.depth, puzzle.losing)
+    assert list(puzzle.themes) == themes.themes_of(game, pos, analysis)
 
 
 @pytest.mark.parametrize("item", ALL, ids=ids)
@@ -128,13 +156,10 @@ def test_a_wrong_answer_is_refused_and_nothing_is_played():
     assert not reply.accepted and reply.after == pos and reply.defence is None
 
 
-def test_next_unseen_goes_round_and_skips_the_seen():
-    slug = "bit-flip"
-    count = len(puzzles.puzzles_of(slug))
-    assert puzzles.next_unseen(slug, [], 0).n == 1
-    assert puzzles.next_unseen(slug, [2, 3], 1).n == 4
-    assert puzzles.next_unseen(slug, [1], count).n == 2
-    assert puzzles.next_unseen(slug, range(1, count + 1), 5) is None
+def test_keys_are_unique_across_every_game():
+    keys = [p.key for p in puzzles.every_puzzle()]
+    assert len(keys) == len(set(keys)) == 3 * puzzles.LIMIT
+    assert all(puzzles.by_key(p.key) == p for p in puzzles.every_puzzle())
 
 
 # ---- the pages ----------------------------------------------------------------------------
@@ -215,76 +240,35 @@ def test_the_page_accepts_exactly_the_winning_moves():
 
 
 @pytest.mark.django_db
-def test_solving_plays_the_defence_back_counts_the_streak_and_offers_the_next():
+def test_solving_plays_the_defence_back_and_offers_the_next():
     client = Client()
     slug = "last-digit-standing"
-    puzzle = puzzles.puzzle(slug, 1)
+    puzzle = next(p for p in puzzles.puzzles_of(slug) if p.depth >= 5)
+    n = puzzle.n
     game = get_game(slug)
     pos = puzzle.position()
     move = puzzles.accepted_moves(game, pos)[0]
     reply = puzzles.answer(game, pos, move)
-    response = client.post(url(slug, 1), {"move": move, "at": 0}, **HTMX)
+    response = client.post(url(slug, n), {"move": move, "at": 0}, **HTMX)
     text = response.content.decode()
     assert response.status_code == 200 and 'id="puzzle"' in text and "<html" not in text
     assert record(client, slug)["moves"] == [move, reply.defence]
     assert "Right!" in text
-    response = solve(client, slug, 1)
-    assert response["Location"] == url(slug, 1)
-    page = client.get(url(slug, 1)).content.decode()
+    response = solve(client, slug, n)
+    assert response["Location"] == url(slug, n) + "#puzzle-play"
+    page = client.get(url(slug, n)).content.decode()
     assert "Solved!" in page
-    assert f'href="{url(slug, 2)}" id="next-puzzle"' in page
-    saved = record(client, slug)
-    assert (saved["streak"], saved["best"], saved["seen"]) == (1, 1, [1])
+    assert re.search(r'href="/games/last-digit-standing/puzzles/\d+/" id="next-puzzle"', page)
 
 
 @pytest.mark.django_db
-def test_a_streak_never_repeats_a_puzzle():
-    client = Client()
-    slug = "bit-flip-divisor"
-    offered = []
-    for _ in range(6):
-        start = client.get(url(slug)).content.decode()
-        n = int(re.search(r'id="start-puzzle">(?:Go on with puzzle|Puzzle) (\d+)<', start)[1])
-        offered.append(n)
-        solve(client, slug, n)
-    assert len(set(offered)) == len(offered) == 6
-    assert record(client, slug)["streak"] == 6
-    # Solving one of them again does not count twice.
-    client.post(url(slug, offered[0]), {"retry": "1"})
-    solve(client, slug, offered[0])
-    assert record(client, slug)["streak"] == 6
-    assert "does not count twice" in client.get(url(slug, offered[0])).content.decode()
-
-
-@pytest.mark.django_db
-def test_when_every_puzzle_is_solved_in_one_streak_a_new_one_starts_on_request():
-    client = Client()
-    slug = "bit-flip-divisor"
-    count = len(puzzles.puzzles_of(slug))
-    session = client.session
-    session[SESSION_KEY] = {
-        slug: {"streak": count, "best": count, "seen": list(range(1, count + 1))}
-    }
-    session.save()
-    page = client.get(url(slug)).content.decode()
-    assert "You solved all" in page
-    response = client.post(reverse("puzzles_new_streak", args=[slug]))
-    assert response.status_code == 303
-    saved = record(client, slug)
-    assert (saved["streak"], saved["best"], saved["seen"]) == (0, count, [])
-
-
-@pytest.mark.django_db
-def test_a_wrong_move_says_why_resets_the_streak_and_shows_the_winning_moves():
+def test_a_wrong_move_says_why_and_shows_the_winning_moves_and_the_line():
     client = Client()
     slug = "bit-flip"
-    solve(client, slug, 1)
-    solve(client, slug, 2)
-    assert record(client, slug)["streak"] == 2
     response, wrong = fail(client, slug, 3)
     assert response.status_code == 303
     saved = record(client, slug)
-    assert (saved["streak"], saved["best"], saved["seen"], saved["state"]) == (0, 2, [], "failed")
+    assert (saved["n"], saved["state"], saved["wrong"]) == (3, "failed", wrong)
     page = client.get(url(slug, 3)).content.decode()
     game = get_game(slug)
     pos = puzzles.puzzle(slug, 3).position()
@@ -294,6 +278,7 @@ def test_a_wrong_move_says_why_resets_the_streak_and_shows_the_winning_moves():
     assert "The winning move" in page
     assert 'id="next-puzzle"' in page
     assert 'name="move"' not in page  # the puzzle is over: no more moves
+    assert 'id="puzzle-solution"' in page  # the winning line
     # A move posted to the failed puzzle is stale: 400, nothing changes.
     again = client.post(url(slug, 3), {"move": wrong, "at": 0})
     assert again.status_code == 400
@@ -347,20 +332,21 @@ def test_unknown_puzzles_and_games():
 @pytest.mark.django_db
 def test_posts_need_the_csrf_token():
     client = Client(enforce_csrf_checks=True)
-    assert client.post(url("bit-flip", 1), {"move": "1", "at": "0"}).status_code == 403
-    assert client.post(reverse("puzzles_new_streak", args=["bit-flip"])).status_code == 403
+    for data in ({"move": "1", "at": "0"}, {"hint": "1", "at": "0"}, {"solution": "1", "at": "0"}):
+        assert client.post(url("bit-flip", 1), data).status_code == 403
 
 
 @pytest.mark.django_db
 def test_a_junk_session_record_is_read_as_a_fresh_one():
     client = Client()
     session = client.session
-    session[SESSION_KEY] = {"bit-flip": {"streak": "x", "seen": "y", "moves": [1, None], "n": 1}}
+    session[SESSION_KEY] = {"bit-flip": {"state": "x", "hint": "y", "moves": [1, None], "n": 1}}
+    session["puzzle_solver"] = "junk"
     session.save()
     assert client.get(url("bit-flip", 1)).status_code == 200
     assert client.get(url("bit-flip")).status_code == 200
     solve(client, "bit-flip", 1)
-    assert record(client, "bit-flip")["streak"] == 1
+    assert record(client, "bit-flip")["state"] == "solved"
 
 
 def test_without_its_file_a_game_generates_the_same_puzzles(tmp_path, monkeypatch):
