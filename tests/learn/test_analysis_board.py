@@ -50,7 +50,8 @@ def page_url(state) -> str:
 def analysis_links(content: str, slug: str) -> list[str]:
     """Every link on the page to the analysis board of ``slug``, unescaped."""
     hrefs = re.findall(r'href="([^"]*)"', content)
-    return [html.unescape(h) for h in hrefs if h.startswith(f"/games/{slug}/analysis/")]
+    board = re.compile(rf"/games/{slug}/analysis/(\?|$)")  # not its export, nor its posts
+    return [html.unescape(h) for h in hrefs if board.match(h)]
 
 
 def state_of(href: str, game):
