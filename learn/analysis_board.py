@@ -528,6 +528,8 @@ def _variation_items(state: State, presenter, kids, path: list[str], pos: Positi
         if after_kids:
             later.append((after_kids, reached, after))
         stack.extend(reversed(later))
+    for before, item in zip([None, *items], items, strict=False):
+        item["gap"] = before is not None and before["kind"] != "open" and item["kind"] != "close"
     return items
 
 
