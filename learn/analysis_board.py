@@ -9,11 +9,12 @@ Nothing is stored: the whole state is the query string of
   ``condition``, ``target``, ``max_length``), checked by the rules exactly as the
   new-match form checks them (``Game.clean_options``); an option left out takes its
   default, and only options that differ from the default are written.
-- ``moves``: the moves played from the start, in the rules' canonical texts, joined by
-  ``.``; a space inside a move is written ``-`` (Bit Flip's "4 5" is ``4-5``). At most
-  MAX_PLIES moves, each replayed through the rules (an illegal move, or a move after
-  the game ended, is refused).
-- ``ply``: the cursor, how many of those moves are on the board (left out: all of
+- ``moves``: the tree of moves (``write``/``read`` below): the line's moves in the rules'
+  canonical texts, joined by ``.``, a space inside a move written ``-`` (Bit Flip's "4 5"
+  is ``4-5``), and after a move its variations in brackets (``3.1(2.4-5).4``). At most
+  MAX_PLIES moves in all, each replayed through the rules (an illegal move, a move after
+  the game ended, or a move given twice from one position is refused).
+- ``ply``: the cursor, how many of the line's moves are on the board (left out: all of
   them). The moves after it are the line that "forward" steps through.
 
 ``parse`` refuses anything else with ``BadAnalysis`` (a plain message; the view answers
