@@ -8,8 +8,9 @@ refusal takes the place of ``#analysis`` for htmx.
 the ``#analysis`` partial; without JavaScript every move and step is a plain link.
 ``analysis_play``: a move posted from the board's own buttons (or typed), answered with
 the board after it. ``analysis_export``: the line as text. ``practise``: a match against
-the perfect computer from the board's position (a POST). ``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line, up to ply N
-(default: its end), to the analysis board ("Analyse from here" on the replay,
+the perfect computer from the board's position (a POST).
+``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line (after its
+set-up moves, if any), up to ply N (default: its end), to the analysis board ("Analyse from here" on the replay,
 "Analyse the position" on the finished match's page).
 """
 
