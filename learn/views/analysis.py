@@ -10,8 +10,8 @@ the ``#analysis`` partial; without JavaScript every move and step is a plain lin
 the board after it. ``analysis_export``: the line as text. ``practise``: a match against
 the perfect computer from the board's position (a POST).
 ``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line (after its
-set-up moves, if any), up to ply N (default: its end), to the analysis board ("Analyse from here" on the replay,
-"Analyse the position" on the finished match's page).
+set-up moves, if any), up to ply N (default: its end), to the analysis board
+("Analyse from here" on the replay, "Analyse the position" on the finished match's page).
 """
 
 from __future__ import annotations
