@@ -242,7 +242,7 @@ class MatchAdmin(admin.ModelAdmin):
                 )
             },
         ),
-        ("Position", {"fields": ("position_now", "position", "ply", "version")}),
+        ("Position", {"fields": ("setup_now", "position_now", "position", "ply", "version")}),
     )
     # Everything but the display names: the game state changes only through games.play.
     readonly_fields = tuple(
@@ -300,6 +300,10 @@ class MatchAdmin(admin.ModelAdmin):
     def move_count(self, match: Match) -> int:
         count = getattr(match, "move_count", None)
         return match.moves.count() if count is None else count
+
+    @admin.display(description="started from")
+    def setup_now(self, match: Match) -> str:
+        return match.setup_text or "the game's start"
 
     @admin.display(description="position now")
     def position_now(self, match: Match) -> str:

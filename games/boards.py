@@ -200,7 +200,7 @@ def positions_after(match: Match, plies: list[int]) -> dict:
     if match.ply > DESCRIBED_PLIES or set(plies) <= found.keys():
         return found
     wanted = set(plies)
-    pos = game.start(**match.options)
+    pos = match.initial_position
     texts = match.moves.filter(ply__lte=plies[-1]).order_by("ply").values_list("text", flat=True)
     try:
         for ply, text in enumerate(texts, start=1):

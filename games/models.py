@@ -19,7 +19,9 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils.functional import cached_property
 
+from games.presenters import presenter_for
 from games.rules import GAMES, get_game
 from games.rules import Ending as RulesEnding
 from games.rules.computer import LEVEL_LABELS, LEVELS
@@ -124,6 +126,11 @@ class Match(models.Model):
     )
     game = models.CharField(max_length=32, choices=GAME_CHOICES)
     options = models.JSONField(default=dict, blank=True)
+    # The moves from the game's start to where this match began (a practice from the
+    # analysis board, learn/): empty for a match from the start. The move log and the
+    # plies count this match's own moves; ``initial_position`` is the one definition of
+    # where its replay begins.
+    setup = models.JSONField("set up after these moves", default=list, blank=True)
     position = models.JSONField()
     ply = models.PositiveIntegerField("moves played", default=0)
     # Bumped by every change a viewer should see (move, join, resign, rematch):
@@ -267,6 +274,17 @@ class Match(models.Model):
         """The current position, as the rules module's object."""
         return self.rules.from_json(self.position)
 
+    @cached_property
+    def initial_position(self):
+        """Where the match began: the game's start with its options, and the ``setup``
+        moves played from there (the one definition for the replay, the export, the
+        admin, the board's move list and a rematch). ValueError if they do not play."""
+        game = self.rules
+        pos = game.start(**self.options)
+        for text in self.setup or ():
+            pos = game.play(pos, text)  # IllegalMove is a ValueError
+        return pos
+
     # ---- seats and players ------------------------------------------------------
 
     def player_of_seat(self, seat: int) -> int:
@@ -393,6 +411,19 @@ class Match(models.Model):
 
     def options_summary(self) -> str:
         return self.rules.describe_options(self.options) if self.rules.options else "standard"
+
+    @property
+    def setup_text(self) -> str:
+        """Where a match set up from a position began, in words ("" from the start)."""
+        if not self.setup:
+            return ""
+        pos = self.initial_position
+        count = len(self.setup)
+        moves = "move" if count == 1 else "moves"
+        return (
+            f"Started from a given position (after {count} {moves} from the start): "
+            f"{presenter_for(self.rules).position_text(pos)}, Player {pos.to_move} to move."
+        )
 
 
 class Move(models.Model):

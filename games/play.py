@@ -342,8 +342,12 @@ def create_match(
     user=None,
     rated: bool = False,
     listed: bool = False,
+    setup: list[str] | tuple[str, ...] = (),
 ) -> Match:
     """A new match, created by the browser holding ``token``; ValueError for bad options.
+
+    ``setup``: the moves from the game's start to the position the match begins in (a
+    practice from the analysis board): unrated and unlisted, and the game not over there.
 
     ``user``: the signed-in account of that browser (its seats are the account's).
     ``rated`` (a match between two accounts) and ``listed`` (an open challenge in the
@@ -354,6 +358,20 @@ def create_match(
     game = get_game(game_slug)
     position = game.start(**(options or {}))
     options = game.options_of(position)
+    setup = [str(text) for text in setup]
+    if setup:
+        if rated or listed:
+            raise ValueError("A match set up from a position is neither rated nor listed.")
+        canonical = []
+        for text in setup:  # IllegalMove (a ValueError) says which does not play
+            move = game.canonical(position, text)
+            position = game.play(position, move)
+            canonical.append(move)
+        if position.over:
+            raise ValueError(
+                f"The game is over in that position: {game.describe_outcome(position)}"
+            )
+        setup = canonical
     if mode not in Match.Mode.values:
         raise ValueError(f"Unknown opponent {mode!r}.")
     if first not in Match.First.values:
@@ -371,6 +389,7 @@ def create_match(
     match = Match(
         game=game.slug,
         options=options,
+        setup=setup,
         position=game.to_json(position),
         mode=mode,
         first_seat=first_seat,
@@ -756,7 +775,8 @@ def rematch(public_id: str, *, by: Actor) -> Match:
         new = Match.objects.create(
             game=match.game,
             options=match.options,
-            position=game.to_json(game.start(**match.options)),
+            setup=match.setup,
+            position=game.to_json(match.initial_position),
             mode=match.mode,
             first_seat=3 - match.first_seat,
             seat1_secret=match.seat1_secret,

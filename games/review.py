@@ -1,7 +1,7 @@
 """Reviewing past matches: replay the move log, judge every move, export.
 
 Used by the replay page, the admin and ``manage.py export_matches``. The move log
-is replayed through the rules from ``game.start(**match.options)``; every value
+is replayed through the rules from ``match.initial_position``; every value
 and verdict comes from ``game.analyse`` and ``game.verdict_of``, none is worked
 out here. ``closed_response`` is the 404 page of a match whose replay is closed (the
 replay's views and the analysis board answer with it).
@@ -146,7 +146,7 @@ def replay_frames(match: Match, plies: Iterable[int] | None = None) -> list[Fram
         return []
     texts = list(match.moves.filter(ply__lte=last).order_by("ply").values_list("text", flat=True))
     rows = {move.ply: move for move in logged_moves(match, None if wanted is None else wanted)}
-    position = game.start(**match.options)
+    position = match.initial_position
     frames = []
     if wanted is None or 0 in wanted:
         frames.append(Frame(0, position, None, None, game.analyse(position)))
@@ -354,6 +354,9 @@ def serialize_match(match: Match) -> dict:
         "game": match.game,
         "game_title": match.rules.title,
         "options": match.options,
+        # The moves from the game's start to where the match began (a practice from the
+        # analysis board); empty for a match from the start.
+        "setup": list(match.setup),
         "mode": match.mode,
         "computer_level": match.computer_level or None,
         "first_seat": match.first_seat,
@@ -388,7 +391,7 @@ def moves_in_words(match: Match, texts: list[str]) -> list[str]:
     with the position it made; a log that stops replaying is told without them."""
     game = match.rules
     presenter = presenter_for(game)
-    position = game.start(**match.options)
+    position = match.initial_position
     said = []
     for text in texts:
         try:

@@ -123,17 +123,17 @@ MARK = 9  # the blunder marks' row at the bottom
 RUNS_SAID = 6  # the description names this many stretches, then counts the rest
 
 
-def _who(match: Match, winner: int | None) -> str:
-    return f"{match.player_name(winner)} can force a win" if winner else "nobody can force a win"
+def _who(name_of, winner: int | None) -> str:
+    return f"{name_of(winner)} can force a win" if winner else "nobody can force a win"
 
 
-def _cell_title(match: Match, cell: review.Cell, presenter) -> str:
-    after = _who(match, cell.winner)
+def _cell_title(name_of, cell: review.Cell, presenter) -> str:
+    after = _who(name_of, cell.winner)
     if cell.player is None:
         return f"The start: {after}."
     blunder = ", a blunder" if cell.blunder else ""
     return (
-        f"Move {cell.ply:,}: {match.player_name(cell.player)} {presenter.describe(cell.move)}"
+        f"Move {cell.ply:,}: {name_of(cell.player)} {presenter.describe(cell.move)}"
         f"{blunder}. Then {after}."
     )
 
@@ -145,16 +145,15 @@ def _stretch(first: int, last: int, end: int) -> str:
     return f"from {start} to {'the end' if last == end else f'move {last:,}'}"
 
 
-def strip_label(match: Match, strip: review.Strip) -> str:
-    """The strip in words: who could force a win, stretch by stretch, and the blunders."""
+def strip_label(name_of, strip: review.Strip, whole: str = "The whole game") -> str:
+    """The strip in words: who could force a win, stretch by stretch, and the blunders
+    (``name_of(player)`` names a player)."""
     where = (
-        f"Moves {strip.first:,} to {strip.last:,} of {strip.last_ply:,}"
-        if strip.partial
-        else "The whole game"
+        f"Moves {strip.first:,} to {strip.last:,} of {strip.last_ply:,}" if strip.partial else whole
     )
     runs = strip.runs()
     said = [
-        f"{match.player_name(w) if w else 'nobody'} {_stretch(a, b, strip.last_ply)}"
+        f"{name_of(w) if w else 'nobody'} {_stretch(a, b, strip.last_ply)}"
         for w, a, b in runs[:RUNS_SAID]
     ]
     if len(runs) > RUNS_SAID:
@@ -173,7 +172,22 @@ def strip_label(match: Match, strip: review.Strip) -> str:
 
 
 def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter) -> dict:
-    """What templates/games/replay.html draws for the strip."""
+    """What templates/games/strip.html draws for a replay's strip."""
+    return draw_strip(
+        strip,
+        name_of=match.player_name,
+        href_of=lambda ply: f"{replay_url}?ply={ply}",
+        presenter=presenter,
+    )
+
+
+def draw_strip(
+    strip: review.Strip, *, name_of, href_of, presenter, whole="The whole game", htmx=False
+):
+    """What templates/games/strip.html draws for ``strip``, the one drawing of a line's
+    verdicts (the replay's and the analysis board's): ``name_of(player)`` names a player,
+    ``href_of(ply)`` is the address of a ply (``htmx``: fetched by htmx, where the page
+    has it)."""
     # A few plies get bars with gaps between them; many plies one unbroken band.
     gap = 1 if len(strip.cells) <= 60 else 0
     cells = []
@@ -187,7 +201,7 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
         cells.append(
             {
                 "ply": cell.ply,
-                "href": f"{replay_url}?ply={cell.ply}",
+                "href": href_of(cell.ply),
                 "x": i * CELL,
                 "bar_x": i * CELL + gap,
                 "y": y,
@@ -195,7 +209,7 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
                 "classes": " ".join(classes),
                 "blunder": cell.blunder,
                 "current": cell.current,
-                "title": _cell_title(match, cell, presenter),
+                "title": _cell_title(name_of, cell, presenter),
             }
         )
     return {
@@ -207,11 +221,12 @@ def strip_context(match: Match, strip: review.Strip, replay_url: str, presenter)
         "bar": CELL - 2 * gap,
         "mark": MARK,
         "mark_y": HEIGHT - MARK,
-        "label": strip_label(match, strip),
+        "label": strip_label(name_of, strip, whole),
         "partial": strip.partial,
         "first": strip.first,
         "last": strip.last,
-        "players": [(1, match.player_name(1)), (2, match.player_name(2))],
+        "players": [(1, name_of(1)), (2, name_of(2))],
+        "htmx": htmx,
     }
 
 

@@ -150,6 +150,14 @@ def analysis(request, game: Game, pos: Position) -> Analysis:
     return solution(request, game, pos).analysis
 
 
+def line(request, game: Game, options: dict[str, Any], moves) -> tuple:
+    """Who can force a win after each ply of a line from the start, and its blunders
+    (``solutions.solve_line``; Refused: see the module)."""
+    canonical = solutions.line_key(game, options, moves)
+    payload = {"options": dict(options), "moves": list(moves)}
+    return _solved(request, canonical, solutions.LINE, game.slug, payload)
+
+
 def theory(request, game: Game, options: dict[str, Any]) -> Theory:
     """The theory page's picture for the cleaned ``options`` (Refused: see the module)."""
     canonical = solutions.theory_key(game, options)

@@ -60,7 +60,7 @@ FORMAT = 2
 # The sizes each game's puzzles come from, the defaults first. Bitwise Battle and Last
 # Bit Standing have two moves in every position: no puzzle can pass the rule.
 SIZES: dict[str, tuple[dict[str, Any], ...]] = {
-    "bit-flip": ({}, {"width": 12}, {"width": 16}),
+    "bit-flip": ({}, {"width": 12}, {"width": 16}, {"width": 32}),
     "bit-flip-divisor": ({}, {"divisor": 11}, {"divisor": 13}),
     "last-digit-standing": ({}, {"highest": 12}, {"highest": 15}),
     "bitwise-battle": (),

@@ -30,7 +30,7 @@ from . import theory as theories
 
 # The best line shown: followed until the game ends, or this many plies.
 LINE_CAP = 30
-POSITION, THEORY = "position", "theory"
+POSITION, THEORY, LINE = "position", "theory", "line"
 # The pool's worker processes run at this priority, below the server's (learn/pool.py),
 # and look this often whether the server is still there.
 NICE = 10
@@ -55,6 +55,25 @@ def solve_position(game: Game, pos: Position) -> Solution:
         line.append(best[0])
         best = game.best_moves(here) if not here.over else ()
     return Solution(analysis, tuple(line))
+
+
+def solve_line(game: Game, options: dict[str, Any], moves: list[str]) -> tuple:
+    """The analysis board's strip: for the start and after each of ``moves`` (a line of
+    canonical moves from the start), who can force a win, and whether the move that led
+    there was a blunder: ((winner, blunder), ...)."""
+    pos = game.start(**options)
+    analysis = game.analyse(pos)
+    cells = [(analysis.winner, False)]
+    for move in moves:
+        verdict = analysis.verdict(move) or game.verdict_of(pos, move)
+        pos = game.play(pos, move)
+        analysis = game.analyse(pos)
+        cells.append((analysis.winner, verdict.blunder))
+    return tuple(cells)
+
+
+def line_key(game: Game, options: dict[str, Any], moves) -> str:
+    return f"{LINE}:{game.slug}:{_canonical(options)}:{'.'.join(moves)}"
 
 
 def solve_theory(game: Game, options: dict[str, Any]) -> theories.Theory:
@@ -97,6 +116,8 @@ def work(kind: str, slug: str, payload: dict[str, Any]):
         found = solve_position(game, game.from_json(payload))
     elif kind == THEORY:
         found = solve_theory(game, payload)
+    elif kind == LINE:
+        found = solve_line(game, payload["options"], payload["moves"])
     else:
         raise ValueError(f"no such task: {kind!r}")
     return found, time.thread_time() - begin

@@ -2,7 +2,7 @@ from django.urls import path
 
 from games import converters  # noqa: F401  (registers <match:...> and <game:...>)
 
-from .views.analysis import analyse_match, analysis
+from .views.analysis import analyse_match, analysis, analysis_export, analysis_play, practise
 from .views.index import learn_index
 from .views.puzzles import (
     daily_puzzle,
@@ -28,5 +28,10 @@ urlpatterns = [
     path("learn/puzzles/themes/<str:theme>/", theme_page, name="puzzle_theme"),
     # The analysis board (issue 14): the state in the query string, no writes.
     path("games/<game:game>/analysis/", analysis, name="analysis"),
+    # issue 25: a match against the perfect computer from the board's position (a POST)
+    path("games/<game:game>/analysis/practise", practise, name="analysis_practise"),
+    # issue 25: a move made on the board's own buttons (or typed), the state in the query
+    path("games/<game:game>/analysis/play", analysis_play, name="analysis_play"),
+    path("games/<game:game>/analysis/export", analysis_export, name="analysis_export"),
     path("m/<match:public_id>/analyse", analyse_match, name="analyse_match"),
 ]

@@ -1,7 +1,8 @@
-"""``{% match_notes match %}``: what a match belongs to (games/extras.py), above its board."""
+"""``{% match_notes match %}``: where a match began if set up from a position, and what it
+belongs to (games/extras.py), above its board."""
 
 from django import template
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from games import extras
@@ -12,7 +13,13 @@ register = template.Library()
 @register.simple_tag
 def match_notes(match):
     notes = extras.match_notes(match)
-    return format_html_join("", '<p class="meta event-note">{}</p>', ((note,) for note in notes))
+    drawn = format_html_join("", '<p class="meta event-note">{}</p>', ((note,) for note in notes))
+    if match.setup:  # a practice from a position: where it began
+        drawn = (
+            format_html('<p class="meta long-text" id="setup-note">{}</p>', match.setup_text)
+            + drawn
+        )
+    return drawn
 
 
 @register.simple_tag(takes_context=True)

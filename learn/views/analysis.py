@@ -6,23 +6,36 @@ refusal takes the place of ``#analysis`` for htmx.
 
 ``analysis``: ``/games/<slug>/analysis/?<options>&moves=...&ply=N``. htmx requests get
 the ``#analysis`` partial; without JavaScript every move and step is a plain link.
-``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line, up to ply N
-(default: its end), to the analysis board ("Analyse from here" on the replay,
-"Analyse the position" on the finished match's page).
+``analysis_play``: a move posted from the board's own buttons (or typed), answered with
+the board after it. ``analysis_export``: the line as text. ``practise``: a match against
+the perfect computer from the board's position (a POST).
+``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line (after its
+set-up moves, if any), up to ply N (default: its end), to the analysis board
+("Analyse from here" on the replay, "Analyse the position" on the finished match's page).
 """
 
 from __future__ import annotations
 
-from django.http import HttpResponseRedirect
+from urllib.parse import urlsplit
+
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from games import play
+from games.browsers import remembered_name, seat_token, signed_in_user, typed_name
+from games.http import see_other
 from games.models import Match
 from games.review import closed_response
-from games.rights import may_review
+from games.rights import Refused, may_review
+from games.views import limited
 from learn import analysis_board, answers
 from learn.analysis_board import BadAnalysis
+
+# A practice from the analysis board: the computer at this level (games/rules/computer.py).
+PRACTICE_LEVEL = "perfect"
+SIDES = {"1": "me", "2": "opponent"}  # the player chosen -> create_match's ``first``
 
 
 def _partial(request) -> bool:
@@ -45,11 +58,56 @@ def analysis(request, game):
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:
         return _refused(request, game, str(error))
+    return _answer(request, game, state)
+
+
+@require_GET
+@answers.costly("analysis")
+def analysis_export(request, game):
+    """The line as plain text, to keep: each move with its verdict (a download)."""
+    try:
+        state = analysis_board.parse(game, request.GET)
+    except BadAnalysis as error:
+        return _refused(request, game, str(error))
+    if len(state.moves) > answers.LONG_LINE:
+        answers.admit(request)
+    address = request.build_absolute_uri(analysis_board.url(state))
+    response = HttpResponse(
+        analysis_board.export_text(state, address), content_type="text/plain; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="bitsite-analysis-{game.slug}.txt"'
+    return response
+
+
+@require_POST
+@answers.costly("analysis")
+def analysis_play(request, game):
+    """A move made on the board (its buttons, or typed): the board's state in the query
+    string, the move posted. Answered with the board after it (htmx, its address pushed)
+    or a redirect to its address; a move that cannot be played is refused as a bad
+    address is."""
+    try:
+        state = analysis_board.parse(game, request.GET)
+        target = analysis_board.played_url(state, request.POST.get("move", ""))
+    except BadAnalysis as error:
+        return _refused(request, game, str(error))
+    if not _partial(request):
+        return see_other(target)
+    state = analysis_board.parse(game, QueryDict(urlsplit(target).query))
+    response = _answer(request, game, state)
+    response["HX-Push-Url"] = target
+    return response
+
+
+def _answer(request, game, state):
     if len(state.moves) > answers.LONG_LINE:
         answers.admit(request)  # its page costs as much as a solve, cached or not
     solution = answers.solution(request, game, state.position)
+    cells = answers.line(request, game, state.options, state.moves)
     template = "learn/analysis.html#analysis" if _partial(request) else "learn/analysis.html"
-    response = render(request, template, analysis_board.context(state, solution))
+    context = analysis_board.context(state, solution, cells)
+    context["share_url"] = request.build_absolute_uri(context["self_url"])
+    response = render(request, template, context)
     patch_vary_headers(response, ["HX-Request"])
     return response
 
@@ -64,16 +122,58 @@ def analyse_match(request, public_id):
         ply = min(max(int(request.GET.get("ply", match.ply)), 0), match.ply)
     except (TypeError, ValueError):
         ply = match.ply
-    if ply > analysis_board.MAX_PLIES:
+    setup = list(match.setup)  # a match set up from a position: the moves that led there
+    if len(setup) + ply > analysis_board.MAX_PLIES:
         return _refused(
             request,
             game,
-            f"This line is {ply:,} moves long: the analysis board takes at most "
+            f"This line is {len(setup) + ply:,} moves long: the analysis board takes at most "
             f"{analysis_board.MAX_PLIES} moves.",
         )
     texts = match.moves.filter(ply__lte=ply).order_by("ply").values_list("text", flat=True)
     try:
-        state = analysis_board.build(game, match.options, list(texts))
+        state = analysis_board.build(game, match.options, [*setup, *texts])
     except BadAnalysis as error:
         return _refused(request, game, str(error))
     return HttpResponseRedirect(analysis_board.url(state))
+
+
+@require_POST
+@limited("create")
+def practise(request, game):
+    """ "Practise from here": a match against the perfect computer from the board's
+    position, the player taking the side chosen (``side``: 1 or 2, the position's Player 1
+    or Player 2). ``analysis`` is the board's query string; the match begins after the
+    line's moves up to the cursor (``Match.setup``), unrated."""
+    try:
+        state = analysis_board.parse(game, QueryDict(request.POST.get("analysis", "")))
+    except BadAnalysis as error:
+        return _refused(request, game, str(error))
+    if state.position.over:
+        return _refused(
+            request, game, "The game is over in this position: there is nothing to practise."
+        )
+    side = request.POST.get("side", "")
+    if side not in SIDES:
+        return _refused(request, game, "Choose the side you play: Player 1 or Player 2.")
+    try:
+        match = _practice_match(request, game, state, side)
+    except Refused as refusal:  # a remembered name that now reads as an account's
+        return _refused(request, game, refusal.message)
+    if match.computer_to_move:  # the computer's side is to move
+        play.computer_move(match.public_id)
+    return see_other(match.get_absolute_url())
+
+
+def _practice_match(request, game, state, side: str) -> Match:
+    return play.create_match(
+        game.slug,
+        token=seat_token(request),
+        options=state.options,
+        mode=Match.Mode.COMPUTER,
+        first=SIDES[side],
+        level=PRACTICE_LEVEL,
+        name=typed_name(request, remembered_name(request)),
+        user=signed_in_user(request),
+        setup=state.moves[: state.ply],
+    )

@@ -285,17 +285,49 @@
 })();
 
 // The analysis board: the arrow keys, Home and End press its step buttons (drawn by the
-// server with the replay's ids). The replay page steps by itself (static/site/replay.js).
+// server with the replay's ids); "b" its best move, "?" opens its list of keys. After a
+// swap, focus goes back where it was: the same control, or the moves (not the page's
+// body). Its copy button shows itself. The replay page steps by itself (replay.js).
 (function () {
   "use strict";
-  var keys = { ArrowLeft: "#replay-previous", ArrowRight: "#replay-next", Home: "#replay-first", End: "#replay-last" };
+  var keys = { ArrowLeft: "#replay-previous", ArrowRight: "#replay-next", Home: "#replay-first", End: "#replay-last", b: "#analysis-best" };
   document.addEventListener("keydown", function (e) {
-    var button = keys[e.key] && document.querySelector(keys[e.key]);
-    if (!button || document.getElementById("replay") || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    if (document.getElementById("replay") || !document.getElementById("analysis")) return;
+    if (e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
     if (e.target.closest && e.target.closest("input, select, textarea, [contenteditable]")) return;
+    if (e.key === "?") {
+      var list = document.getElementById("analysis-keys");
+      if (!list) return;
+      e.preventDefault();
+      list.open = !list.open;
+      list.querySelector("summary").focus();
+      return;
+    }
+    var button = keys[e.key] && !e.shiftKey && document.querySelector(keys[e.key]);
+    if (!button) return;
     e.preventDefault();
     if (button.getAttribute("aria-disabled") !== "true") button.click();
   });
+  var focused = null; // what had the focus in the analysis when a swap began
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var old = document.getElementById("analysis"), el = document.activeElement;
+    if (!old || e.detail.target !== old) return;
+    focused = { id: el && old.contains(el) ? el.id : "", inside: !!(el && (old.contains(el) || el === document.body)),
+                line: !!(el && el.closest && el.closest("#analysis-line")) };
+  });
+  function settle() {
+    document.querySelectorAll("#analysis [data-copy][hidden]").forEach(function (b) { b.hidden = false; });
+    var was = focused;
+    focused = null;
+    if (!was || !was.inside) return;
+    var fallback = document.querySelector("#analysis-moves a") || document.querySelector("#analysis-line li.current a");
+    var target = (was.id && document.getElementById(was.id)) ||
+      (was.line && document.querySelector("#analysis-line li.current a")) || fallback;
+    if (!target || target.getAttribute("aria-disabled") === "true") target = fallback;
+    if (target) target.focus();
+  }
+  document.addEventListener("htmx:afterSettle", settle);
+  document.addEventListener("DOMContentLoaded", settle);
 })();
 
 // The feel of a match: the last move (pop, sound, words for screen readers), focus kept on

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import mark_page, was_not_reloaded
+from tests.browser.helpers import mark_page, move_button, play, wait_for_ply, was_not_reloaded
 from tests.browser.test_accessibility import Audit
 from tests.replays import BLUNDER_GAME, played
 
@@ -150,3 +150,101 @@ def test_the_largest_sizes_answer_at_once_with_every_move_judged(
     first_best.click()
     shown(page, 1)
     expect(page.locator("#analysis-moves li .verdict").first).to_be_visible()
+
+
+# ---- issue 25: practise from here, variations, the board's own buttons, keys ----------------
+
+
+def test_practise_from_here_starts_a_game_in_that_position_and_plays_it_out(
+    live_server_url, new_page, artifacts
+):
+    page = new_page()
+    page.goto(f"{live_server_url}/games/bit-flip/analysis/?width=5&moves=3.1.2&ply=2")
+    expect(page.locator("#strip a")).to_have_count(4)  # the start and three plies
+    expect(page.locator("#strip a[aria-current=step]")).to_have_attribute("data-ply", "2")
+    expect(page.locator("#practise input[name=side][value='1']")).to_be_checked()  # to move
+    page.locator("#practise-start").click()
+    expect(page).to_have_url(re.compile(r"/m/[A-Za-z0-9_-]{16}/$"))
+    expect(page.locator("#setup-note")).to_contain_text("after 2 moves from the start")
+    expect(page.locator("#binary .val")).to_have_text(list("10100"))
+    play(page, "bit-flip", "4")  # the winning move: the computer answers at once
+    wait_for_ply(page, 2)
+    left = page.locator("#board button.bit[name=move]")
+    expect(left).to_have_count(1)  # one 0 bit left: flipping it fills the byte
+    left.click()
+    wait_for_ply(page, 3)
+    expect(page.locator("#status")).to_contain_text("You win")
+    page.screenshot(path=str(artifacts / "practice-won.png"), full_page=True)
+
+    page.goto(page.url + "replay/?ply=0")
+    expect(page.locator("#setup-note")).to_contain_text("after 2 moves from the start")
+    expect(page.locator("#binary .val")).to_have_text(list("10100"))  # begins where it began
+    page.locator("#analyse-here").click()  # back to the board, the set-up moves first
+    expect(page).to_have_url(re.compile(r"/analysis/\?width=5&moves=3\.1$"))
+    assert page.console_errors == []
+
+
+def test_practise_without_javascript_as_the_side_not_to_move(live_server_url, new_page):
+    plain = new_page(java_script_enabled=False)
+    plain.goto(f"{live_server_url}/games/last-digit-standing/analysis/?moves=6")
+    plain.locator("#practise input[name=side][value='1']").check()  # Player 2 is to move
+    plain.locator("#practise-start").click()
+    expect(plain.locator("#setup-note")).to_contain_text("after 1 move from the start")
+    # The computer (Player 2) moved first: Player 1 is to move in the match's first ply.
+    expect(plain.locator("#board")).to_have_attribute("data-ply", "1")
+
+
+def test_a_variation_survives_a_copy_of_the_address_into_a_fresh_browser(
+    live_server_url, new_page, artifacts
+):
+    page = new_page()
+    page.goto(f"{live_server_url}/games/bit-flip/analysis/?width=5")
+    choice(page, "3").get_by_role("link").click()
+    shown(page, 1)
+    choice(page, "1").get_by_role("link").click()
+    shown(page, 2)
+    expect(page.locator("#analysis-moves a").first).to_be_focused()  # not the page's body
+    page.locator("#replay-previous").click()
+    shown(page, 1)
+    expect(page.locator("#replay-previous")).to_be_focused()
+    move_button(page, "bit-flip", "2").click()  # on the board itself: a new line
+    shown(page, 2)
+    expect(page).to_have_url(re.compile(r"width=5&moves=3\.2\(1\)$"))
+    variation = page.locator("#analysis-line .variation")
+    expect(variation).to_have_count(1)
+    expect(variation).to_contain_text("2. Player 2 flipped bit 1")
+    expect(page.locator("#analysis-moves a").first).to_be_focused()
+    copied = page.locator("#analysis-link").input_value()
+    assert copied == page.url
+    expect(page.locator("#analysis-copy")).to_be_visible()
+
+    fresh = new_page(viewport={"width": 360, "height": 800})
+    fresh.goto(copied)
+    shown(fresh, 2)
+    expect(fresh.locator("#analysis-line .variation")).to_contain_text("flipped bit 1")
+    assert fresh.evaluate("document.documentElement.scrollWidth") <= 360
+    fresh.screenshot(path=str(artifacts / "analysis-variation-360.png"), full_page=True)
+    fresh.locator("#analysis-line .variation a").click()  # the variation becomes the line
+    shown(fresh, 2)
+    expect(fresh).to_have_url(re.compile(r"moves=3\.1\(2\)$"))
+    expect(fresh.locator("#analysis-line .variation")).to_contain_text("flipped bit 2")
+    assert page.console_errors == [] and fresh.console_errors == []
+
+
+def test_the_keys_list_and_the_best_move_key(live_server_url, new_page):
+    page = new_page()
+    page.goto(f"{live_server_url}/games/bit-flip/analysis/?width=5")
+    keys = page.locator("#analysis-keys")
+    expect(keys).not_to_have_attribute("open", "")
+    page.keyboard.press("?")
+    expect(keys).to_have_attribute("open", "")
+    expect(keys).to_contain_text("play the best move")
+    page.keyboard.press("?")
+    expect(keys).not_to_have_attribute("open", "")
+    page.keyboard.press("b")  # the best move: the middle bit
+    shown(page, 1)
+    expect(page).to_have_url(re.compile(r"moves=3$"))
+    expect(page.locator("#analysis-moves a").first).to_be_focused()
+    page.keyboard.press("b")
+    shown(page, 2)
+    assert page.console_errors == []

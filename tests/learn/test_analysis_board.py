@@ -50,7 +50,8 @@ def page_url(state) -> str:
 def analysis_links(content: str, slug: str) -> list[str]:
     """Every link on the page to the analysis board of ``slug``, unescaped."""
     hrefs = re.findall(r'href="([^"]*)"', content)
-    return [html.unescape(h) for h in hrefs if h.startswith(f"/games/{slug}/analysis/")]
+    board = re.compile(rf"/games/{slug}/analysis/(\?|$)")  # not its export, nor its posts
+    return [html.unescape(h) for h in hrefs if board.match(h)]
 
 
 def state_of(href: str, game):
@@ -359,3 +360,187 @@ def test_every_games_seeded_match_opens_in_the_analysis(slug):
     response = Client().get(f"/m/{match.public_id}/analyse", follow=True)
     assert response.status_code == 200
     assert response.redirect_chain[0][1] == 302
+
+
+# ---- issue 25: variations in the address --------------------------------------------------
+
+
+def random_tree(slug: str, options: dict, seed: int, branches: int = 6):
+    """A state with variations: lines played from random points of the line, as a player
+    stepping back and playing another move makes them."""
+    game, rng = get_game(slug), random.Random(seed)
+    state = build(game, options, playout(slug, options, seed, cap=10))
+    for _ in range(branches):
+        ply = rng.randint(0, len(state.moves))
+        at = parse(game, QueryDict(query(state, ply)))
+        if at.position.over:
+            continue
+        move = rng.choice(game.legal_moves(at.position))
+        state = state_of(analysis_board.played_url(at, move), game)
+        pos = state.position
+        for _ in range(rng.randint(0, 4)):  # the new line goes on a little
+            if pos.over:
+                break
+            move = rng.choice(game.legal_moves(pos))
+            state = state_of(analysis_board.played_url(state, move), game)
+            pos = state.position
+    return state
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_a_tree_with_variations_round_trips_and_keeps_every_line(slug, seed):
+    game = get_game(slug)
+    state = random_tree(slug, OPTIONS[slug], seed)
+    again = parse(game, QueryDict(query(state)))
+    assert again == state and again.tree == state.tree
+    assert analysis_board.write(state.tree) == state.written
+    assert state.size <= MAX_PLIES
+    # Every path from the start is a legal line, and none is given twice.
+    stack = [(state.tree, game.start(**state.options))]
+    while stack:
+        kids, pos = stack.pop()
+        moves = [node[0] for node in kids]
+        assert len(moves) == len(set(moves))
+        for move, below in kids:
+            stack.append((below, game.play(pos, move)))
+
+
+def test_another_move_from_an_earlier_ply_keeps_the_old_line_as_a_variation():
+    game = get_game("bit-flip")
+    state = build(game, {"width": 5}, ["3", "1", "4"], 1)
+    href = analysis_board.played_url(state, "2")
+    assert href == "/games/bit-flip/analysis/?width=5&moves=3.2(1.4)"
+    branched = state_of(href, game)
+    assert branched.moves == ("3", "2") and branched.ply == 2 and branched.variations == 1
+    # Playing the old line's move again makes it the line, the new one its variation.
+    back = state_of(analysis_board.played_url(state_of(href + "&ply=1", game), "1"), game)
+    assert back.moves == ("3", "1", "4") and back.ply == 2
+    assert back.written == "3.1(2).4"
+    # The line's next move just steps on; a move from the end adds to the line.
+    assert analysis_board.played_url(state, "1").endswith("moves=3.1.4&ply=2")
+    assert analysis_board.played_url(build(game, {"width": 5}, ["3"]), "5 4").endswith(
+        "moves=3.4-5"
+    )
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_the_choices_links_equal_the_tree_grown_by_hand(slug, seed):
+    """Each choice's address is spliced into the written tree (no tree built per choice):
+    it names the same tree as growing it would."""
+    game = get_game(slug)
+    state = random_tree(slug, OPTIONS[slug], seed, branches=3)
+    state = parse(game, QueryDict(query(state, random.Random(seed).randint(0, len(state.moves)))))
+    for choice in analysis_board.context(state)["choices"]:
+        linked = state_of(choice["href"], game)
+        grown = analysis_board.grow(state.tree, [*state.moves[: state.ply], choice["move"]])
+        assert linked.tree == grown
+        assert linked.ply == state.ply + 1
+
+
+VARIATION_BAD = [
+    ("width=5&moves=3(1", "A variation is not closed"),
+    ("width=5&moves=3)1", "A ')' closes no variation"),
+    ("width=5&moves=(3)", "Move 1 ('') is not written as a move"),
+    ("width=5&moves=3.1(1)", "Move 2 ('1') of a variation is given twice"),
+    ("width=5&moves=3.1(3)", "Move 2 ('3') of a variation cannot be played: Bit 3 is already 1"),
+    ("width=2&moves=1-2(1.2.1)", "Move 3 ('1') of a variation comes after the game ended"),
+    ("width=5&moves=3.1(2)1", "Move 4 ('1') is not written as a move"),
+    ("moves=0(1" + ".1" * MAX_PLIES + ")", "at most 400 moves, variations included"),
+]
+
+
+@pytest.mark.parametrize(("written", "message"), VARIATION_BAD)
+def test_a_bad_tree_is_refused_with_a_plain_message(written, message):
+    slug = "last-bit-standing" if written.startswith("moves=0(") else "bit-flip"
+    response = Client().get(f"/games/{slug}/analysis/?{written}")
+    assert response.status_code == 400
+    said = re.search(r'<p id="refusal-message"[^>]*>([^<]*)</p>', response.content.decode())
+    assert message in html.unescape(said.group(1))
+
+
+def test_the_variations_are_listed_with_links_that_make_them_the_line():
+    game = get_game("bit-flip")
+    state = parse(game, QueryDict("width=5&moves=3.1(2.4-5(5))(5).4"))
+    content = Client().get(page_url(state)).content.decode()
+    listed = re.findall(r'<span class="variation">(.*?)</span>\s*(?=<span|</li>)', content, re.S)
+    assert len(listed) == 2
+    first = re.sub(r"<[^>]+>", "", listed[0])
+    assert " ".join(first.split()) == (
+        "(2. Player 2 flipped bit 2 3. Player 1 flipped bits 4 and 5 (3. Player 1 flipped bit 5))"
+    )
+    links = [html.unescape(h) for h in re.findall(r'href="([^"]*)"', listed[0])]
+    reached = [state_of(h, game) for h in links]
+    assert [s.moves[: s.ply] for s in reached] == [("3", "2"), ("3", "2", "4 5"), ("3", "2", "5")]
+    assert state_of(links[2], game).written == "3.2(1.4)(5).5(4-5)"
+
+
+# ---- moves on the board itself, the strip, the export ---------------------------------------
+
+
+def test_a_move_posted_from_the_board_goes_to_its_address():
+    client = Client(enforce_csrf_checks=False)
+    url = "/games/bit-flip/analysis/play?width=5&moves=3.1.4&ply=1"
+    response = client.post(url, {"move": "5 4", "ply": ""})
+    assert response.status_code == 303
+    assert response["Location"] == "/games/bit-flip/analysis/?width=5&moves=3.4-5(1.4)"
+    partial = client.post(url, {"move": "2"}, **HTMX)
+    assert partial.status_code == 200
+    assert partial["HX-Push-Url"] == "/games/bit-flip/analysis/?width=5&moves=3.2(1.4)"
+    assert partial.content.decode().lstrip().startswith('<section id="analysis"')
+    for move, said in (("3", "Bit 3 is already 1"), ("x", "cannot be played here"), ("", "")):
+        refused = client.post(url, {"move": move})
+        assert refused.status_code == 400
+        assert said in html.unescape(refused.content.decode())
+    assert client.get(url).status_code == 405
+
+
+def test_the_board_draws_its_own_buttons_and_a_finished_one_none():
+    game = get_game("last-digit-standing")
+    content = Client().get(page_url(build(game, {}, ["6"]))).content.decode()
+    buttons = re.findall(
+        r'<button class="digit[^"]*" type="submit" name="move" value="(\d+)"', content
+    )
+    assert sorted(buttons) == sorted(game.legal_moves(game.play(game.start(), "6")))
+    assert 'action="/games/last-digit-standing/analysis/play?moves=6"' in content
+    over = Client().get(page_url(build(get_game("bit-flip"), {"width": 5}, BLUNDER_GAME)))
+    assert 'name="move"' not in over.content.decode()
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_strip_shows_who_could_force_a_win_after_each_ply_and_the_blunders(slug):
+    game = get_game(slug)
+    moves = playout(slug, OPTIONS[slug], 7, cap=12)
+    state = build(game, OPTIONS[slug], moves, len(moves) // 2)
+    strip = analysis_board.context(state)["strip"]
+    assert [cell["ply"] for cell in strip["cells"]] == list(range(len(moves) + 1))
+    for cell in strip["cells"]:
+        ply = cell["ply"]
+        winner = game.analyse(state.positions[ply]).winner
+        assert f"w{winner or 0}" in cell["classes"].split()
+        blunder = bool(ply) and game.verdict_of(state.positions[ply - 1], moves[ply - 1]).blunder
+        assert cell["blunder"] == blunder
+        assert cell["current"] == (ply == state.ply)
+        assert state_of(cell["href"], game) == build(game, OPTIONS[slug], moves, ply)
+    assert strip["label"].startswith("The whole line in a picture")
+    content = Client().get(page_url(state)).content.decode()
+    assert content.count('<rect class="bar"') == len(moves) + 1
+
+
+def test_the_line_exported_as_text():
+    game = get_game("bit-flip")
+    query_string = "width=5&moves=3.1(2).2.4-5"
+    response = Client().get(f"/games/bit-flip/analysis/export?{query_string}")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert "attachment" in response["Content-Disposition"]
+    text = response.content.decode()
+    assert "Address: http://testserver/games/bit-flip/analysis/?width=5&moves=3.1(2).2.4-5" in text
+    assert "2. Player 2 flipped bit 1: no winning move existed." in text
+    assert "3. Player 1 flipped bit 2: throws away the win, a blunder." in text
+    assert game.describe_outcome(build(game, {"width": 5}, BLUNDER_GAME).position) in text
+    assert "With 1 variation" in text and "3.1(2).2.4-5" in text
+    assert Client().get("/games/bit-flip/analysis/export?moves=99").status_code == 400

@@ -67,7 +67,7 @@ class Spy:
     ``release`` is set (a thread pool only: the task is a function of this process)."""
 
     def __init__(self, monkeypatch, hold: bool = False):
-        self.submits, self.futures, self.started = 0, [], []
+        self.submits, self.futures, self.started, self.keys = 0, [], [], []
         self.release = threading.Event()
         submit = Pool.submit
 
@@ -76,6 +76,7 @@ class Spy:
             future = submit(pool, key, *args, **kwargs)
             if all(future is not seen for seen in self.futures):
                 self.futures.append(future)
+                self.keys.append(key)
             return future
 
         monkeypatch.setattr(Pool, "submit", counted_submit)
@@ -92,6 +93,11 @@ class Spy:
     @property
     def computed(self) -> int:
         return len(self.futures)
+
+    def solved(self, kind: str) -> int:
+        """The tasks of one kind it ran: "position", "theory", or "line" (the analysis
+        board's strip, solved once per line)."""
+        return sum(1 for key in self.keys if key.startswith(f"{kind}:"))
 
 
 def kept(game, **options):
@@ -166,7 +172,8 @@ def test_cache_hits_are_free_and_cold_solves_count_against_the_solve_limit(monke
         assert int(response["Retry-After"]) >= 1
         # Hits are still answered; the refused position was never computed.
         assert client.get(hot, **HTMX).status_code == 200
-        assert spy.computed == 2
+        assert spy.solved("position") == 2
+        assert spy.solved("line") == 2  # each page's strip, once: the refused one never
 
 
 def test_a_long_line_needs_the_solve_limits_leave_even_when_cached(monkeypatch):
@@ -220,13 +227,14 @@ def test_equivalent_requests_share_one_solve(monkeypatch):
     ]
     pages = [client.get(url) for url in same]
     assert [p.status_code for p in pages] == [200, 200, 200]
-    assert spy.computed == 1
+    assert spy.solved("position") == 1
+    assert spy.solved("line") == 3  # the strips of three different lines
     verdicts = [re.findall(r'class="verdict[^"]*">([^<]*)<', p.content.decode()) for p in pages]
     assert verdicts[0] == verdicts[1] == verdicts[2] != []
     # The theory page by its cleaned options: defaults written or left out are one answer.
     for query in ("", "?width=8", "?width=%208", "?width=008"):
         assert client.get(f"/games/bit-flip/theory/{query}").status_code == 200
-    assert spy.computed == 2
+    assert spy.solved("theory") == 1
 
 
 # ---- the pool --------------------------------------------------------------------------
@@ -404,4 +412,4 @@ def test_solved_answers_and_their_counts_are_shared_through_redis(monkeypatch):
         assert Client(REMOTE_ADDR=address).get(BIG.format(k=k)).status_code == 200  # free
         # The cold solve was counted in Redis: the next one is refused.
         assert Client(REMOTE_ADDR=address).get(BIG.format(k=a_big_target())).status_code == 429
-    assert spy.computed == 1
+    assert spy.solved("position") == 1
