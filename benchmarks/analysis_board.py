@@ -2,7 +2,7 @@
 
 The target (issue 25): an analysis answer, every legal move's verdict and the best line,
 within 100 ms of server time at every allowed size: the defaults, the largest (Bit Flip
-200 bits and Last Digit Standing 1-100, answered from the theory) and the largest the
+1,000 bits and Last Digit Standing 1-100, answered from the theory) and the largest the
 exact search still takes (Bit Flip's EXACT_ZEROS bits, Last Digit Standing's
 EXACT_NUMBERS numbers and its densest ten).
 

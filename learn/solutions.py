@@ -60,8 +60,22 @@ def solve_position(game: Game, pos: Position) -> Solution:
 def solve_line(game: Game, options: dict[str, Any], moves: list[str]) -> tuple:
     """The analysis board's strip: for the start and after each of ``moves`` (a line of
     canonical moves from the start), who can force a win, and whether the move that led
-    there was a blunder: ((winner, blunder), ...)."""
+    there was a blunder: ((winner, blunder), ...).
+
+    In a game where every position is won by one side (``Game.decisive``) a blunder is
+    a move from a won position to a lost one, so the winners alone draw the strip
+    (``Game.winner``: one nim-sum per position in Bit Flip, not every move's verdict)."""
     pos = game.start(**options)
+    if game.decisive:
+        winner = game.winner(pos)
+        cells = [(winner, False)]
+        for move in moves:
+            mover = pos.to_move
+            pos = game.play(pos, move)
+            after = game.winner(pos)
+            cells.append((after, winner == mover and after != mover))
+            winner = after
+        return tuple(cells)
     analysis = game.analyse(pos)
     cells = [(analysis.winner, False)]
     for move in moves:

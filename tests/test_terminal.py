@@ -482,8 +482,8 @@ def test_hints():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["bit-flip", "--option", "width=999"], "Width must be from 1 to 200, not 999."),
-        (["bit-flip", "--option", "width=abc"], "Width must be a whole number from 1 to 200"),
+        (["bit-flip", "--option", "width=1001"], "Width must be from 1 to 1000, not 1001."),
+        (["bit-flip", "--option", "width=abc"], "Width must be a whole number from 1 to 1000"),
         (["bit-flip-divisor", "--option", "divisor=1"], "from 2 to 255, not 1."),
         (["last-digit-standing", "--option", "highest=101"], "from 2 to 100, not 101."),
         (["bit-flip", "--option", "colour=red"], "Bit Flip has no option 'colour'"),

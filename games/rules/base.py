@@ -36,12 +36,17 @@ PLAYER_WORD = re.compile(r"\bPlayer ([12])\b")
 MEMO_BUDGET = 100_000
 _memos: OrderedDict[tuple, dict[Any, Value]] = OrderedDict()
 _memos_lock = threading.Lock()
+# Tables a game's theory fills as it goes (functools caches), dropped with the memos.
+theory_caches: list = []
 
 
 def forget_memos() -> None:
-    """Drop every analysis memo: the next analysis starts cold (benchmarks, tests)."""
+    """Drop every analysis memo and theory table: the next analysis starts cold
+    (benchmarks, tests)."""
     with _memos_lock:
         _memos.clear()
+    for cache in theory_caches:
+        cache.cache_clear()
 
 
 def memo_size() -> int:
@@ -248,6 +253,9 @@ class Game:
     move_hint: ClassVar[str] = ""
     # The option sets the puzzles are drawn from (learn/puzzles.py), the defaults first.
     puzzle_options: ClassVar[tuple[dict[str, Any], ...]] = ({},)
+    # Every position is won by one side with perfect play (no position where nobody can
+    # force a win): a blunder is then exactly a move from a won position to a lost one.
+    decisive: ClassVar[bool] = False
 
     def memo_for(self, pos: Position) -> dict[Any, Value]:
         """The analysis memo of this game with ``pos``'s options, made the most recently
@@ -406,6 +414,13 @@ class Game:
         if pos.result is None and not self.searchable(pos):
             return self.theory_analysis(pos)
         return self.search_analysis(pos)
+
+    def winner(self, pos: Position) -> int | None:
+        """Who can force a win from ``pos`` (None: nobody); what the analysis says, or
+        quicker where a game's theory knows it without judging every move."""
+        if pos.result is not None:
+            return pos.result.winner
+        return self.analyse(pos).winner
 
     def searchable(self, pos: Position) -> bool:
         """Is the exhaustive search (``search_analysis``) cheap from ``pos``? Games with a

@@ -24,12 +24,23 @@ board's answer (two moves a bit) still show usably.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 
-from .base import Ending, Game, IllegalMove, MalformedMove, Option, Outcome, Position
+from .base import (
+    Ending,
+    Game,
+    IllegalMove,
+    MalformedMove,
+    Option,
+    Outcome,
+    Position,
+    other,
+    theory_caches,
+)
 
-MAX_WIDTH = 200  # the widest row a page shows usably (the analysis lists two moves a bit)
+MAX_WIDTH = 1000  # the widest row a page shows usably (the analysis lists two moves a bit)
 # The plies are searched exactly while at most this many zeros are left.
 EXACT_ZEROS = 20
 # Kayles' values repeat with this period from PERIODIC_FROM on (Guy and Smith, 1956).
@@ -69,6 +80,16 @@ def kayles(n: int) -> int:
     if n < len(_KAYLES):
         return _KAYLES[n]
     return _KAYLES[PERIODIC_FROM + (n - PERIODIC_FROM) % PERIOD]
+
+
+@functools.lru_cache(maxsize=4096)
+def _splits(n: int, take: int) -> tuple[int, ...]:
+    """For each way to flip ``take`` neighbouring zeros of a run of ``n``, from the left:
+    the nim-value of the two runs it leaves (a run's moves cost one lookup each)."""
+    return tuple(kayles(left) ^ kayles(n - take - left) for left in range(n - take + 1))
+
+
+theory_caches.append(_splits)
 
 
 def nim_value(bits: str) -> int:
@@ -179,6 +200,14 @@ class BitFlip(Game):
 
     # ---- analysis: nim-values (Kayles), and a search for the plies when small ----
 
+    decisive = True  # normal play: the player left without a move loses
+
+    def winner(self, pos: BitFlipPosition) -> int | None:
+        """The player to move wins exactly when the row's nim-value is not 0."""
+        if pos.result is not None or self.searchable(pos):
+            return super().winner(pos)
+        return pos.to_move if nim_value(pos.bits) else other(pos.to_move)
+
     def searchable(self, pos: BitFlipPosition) -> bool:
         return pos.bits.count("0") <= EXACT_ZEROS
 
@@ -193,13 +222,15 @@ class BitFlip(Game):
         for run in pos.bits.split("1"):
             n = len(run)
             rest = total ^ kayles(n)
-            for left in range(n):
-                at = first + left
-                wins = rest ^ kayles(left) ^ kayles(n - 1 - left) == 0
-                singles.append((str(at), (wins, zeros == 1)))
-                if left < n - 1:
-                    wins = rest ^ kayles(left) ^ kayles(n - 2 - left) == 0
-                    pairs.append((f"{at} {at + 1}", (wins, zeros == 2)))
+            one, two = zeros == 1, zeros == 2
+            singles.extend(
+                (str(first + left), (value == rest, one))
+                for left, value in enumerate(_splits(n, 1))
+            )
+            pairs.extend(
+                (f"{first + left} {first + left + 1}", (value == rest, two))
+                for left, value in enumerate(_splits(n, 2))
+            )
             first += n + 1
         return dict(singles + pairs)
 

@@ -23,6 +23,9 @@ TOP = 22.0  # room for the column headings
 # The values are found from the game's own moves (play) up to here, where one full period
 # after 71 has shown itself; beyond, the period (games.rules.bit_flip.kayles) gives them.
 BY_PLAY = 83
+# The picture and the table stop here (eight rows of the period); a wider row's value is
+# that of the run in the last period drawn with the same remainder mod 12.
+SHOWN = 95
 
 
 def mex(values) -> int:
@@ -53,11 +56,14 @@ def grundy_values(game: Game, longest: int) -> list[int]:
 def theory(game: Game, options: dict) -> Theory:
     width = options["width"]
     values = grundy_values(game, width)
-    top = max(values) or 1
-    corners, w, h = grid(len(values), COLUMNS, CELL_W, CELL_H)
+    drawn = values[: SHOWN + 1]
+    # The cell outlined for the start: itself, or the drawn run its value repeats.
+    like = width if width <= SHOWN else SHOWN - COLUMNS + 1 + (width - SHOWN - 1) % COLUMNS
+    top = max(drawn) or 1
+    corners, w, h = grid(len(drawn), COLUMNS, CELL_W, CELL_H)
     bar_room = CELL_H - 34
     cells = []
-    for n, (value, (x, y)) in enumerate(zip(values, corners, strict=True)):
+    for n, (value, (x, y)) in enumerate(zip(drawn, corners, strict=True)):
         bar = bar_room * value / top
         cells.append(
             {
@@ -71,7 +77,7 @@ def theory(game: Game, options: dict) -> Theory:
                 "label_y": y + TOP + CELL_H - 4,
                 "centre": x + CELL_W / 2,
                 "repeats": n >= COLUMNS and values[n - COLUMNS] == value,
-                "start": n == width,
+                "start": n == like,
             }
         )
     columns = [
@@ -91,10 +97,13 @@ def theory(game: Game, options: dict) -> Theory:
             "cell_h": CELL_H,
             "start_value": values[width],
             "winner": analysis.winner if analysis else None,
-            "values": values,
+            "values": drawn,
+            "like": like if like != width else None,
+            "maximum": game.option("width").maximum,
         },
         caps=(
-            f"Runs of 0 to {width} zeros: the width, from 1 to {game.option('width').maximum}.",
+            f"Runs of 0 to {min(width, SHOWN)} zeros: the width, from 1 to "
+            f"{game.option('width').maximum} (wider rows repeat a drawn value).",
             f"The values are found from the game's own moves up to {BY_PLAY} zeros; beyond, "
             "they repeat with period 12 (from 71 on, as Guy and Smith proved in 1956).",
             "The exact analysis of the start says who wins at every width, from these values; "

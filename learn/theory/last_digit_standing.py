@@ -14,10 +14,19 @@ from games.rules.last_digit_standing import EXACT_NUMBERS
 
 from . import Theory, register
 
-SIZE = 360.0
-CENTRE = SIZE / 2
-RING = 140.0  # the circle the numbers sit on
+RING = 140.0  # the circle the numbers sit on, at least
 NODE_RADIUS = 15.0
+SPACING = 2 * NODE_RADIUS + 6  # along the ring, from one number's centre to the next
+MARGIN = 40.0  # around the ring
+
+
+def ring_radius(count: int) -> float:
+    """A ring wide enough that its numbers never overlap (at 100 numbers, about 570)."""
+    return max(RING, count * SPACING / (2 * math.pi))
+
+
+def picture_size(count: int) -> float:
+    return round(2 * (ring_radius(count) + MARGIN), 1)
 
 
 def edges(game: Game, highest: int) -> list[tuple[int, int]]:
@@ -42,10 +51,12 @@ def layout(numbers: list[int], pairs: list[tuple[int, int]]) -> dict[int, tuple[
         neighbours[b].add(a)
     middle = [n for n in numbers if len(neighbours[n]) == len(numbers) - 1][:1]
     ring = [n for n in numbers if n not in middle]
-    places = {n: (CENTRE, CENTRE) for n in middle}
+    radius = ring_radius(len(ring))
+    centre = picture_size(len(ring)) / 2
+    places = {n: (centre, centre) for n in middle}
     for i, n in enumerate(ring):
         angle = 2 * math.pi * i / len(ring) - math.pi / 2
-        places[n] = (CENTRE + RING * math.cos(angle), CENTRE + RING * math.sin(angle))
+        places[n] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle))
     return places
 
 
@@ -122,7 +133,7 @@ def theory(game: Game, options: dict) -> Theory:
         {
             "nodes": nodes,
             "lines": lines,
-            "size": SIZE,
+            "size": picture_size(len(numbers) - 1),
             "radius": NODE_RADIUS,
             "winning": sorted(winning),
             "winner": analysis.winner if analysis else None,

@@ -12,10 +12,10 @@ from tests.browser.test_accessibility import Audit
 pytestmark = pytest.mark.browser
 
 PAGES = [f"/games/{game.slug}/theory/" for game in GAMES] + [
-    "/games/bit-flip/theory/?width=200",
+    "/games/bit-flip/theory/?width=1000",
     "/games/last-digit-standing/theory/?highest=100",
     "/games/bitwise-battle/theory/?max_length=64",
-    "/games/bit-flip/theory/?width=999",  # the 400 page with its message
+    "/games/bit-flip/theory/?width=1001",  # the 400 page with its message
 ]
 
 
@@ -24,9 +24,9 @@ def test_theory_pages_draw_fit_360_px_and_pass_axe(live_server_url, new_page, ar
     page = new_page(viewport={"width": 360, "height": 740})
     for path in PAGES:
         response = page.goto(f"{live_server_url}{path}")
-        if "width=999" in path:
+        if "width=1001" in path:
             assert response.status == 400
-            expect(page.locator("#theory-error")).to_contain_text("Width must be from 1 to 200")
+            expect(page.locator("#theory-error")).to_contain_text("Width must be from 1 to 1000")
         else:
             assert response.status == 200
             svg = page.locator("svg.theory-svg")

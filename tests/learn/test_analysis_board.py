@@ -239,8 +239,8 @@ def test_htmx_gets_the_analysis_part_only():
 # ---- refusals ----------------------------------------------------------------------------
 
 BAD = [
-    ("bit-flip", "width=201", "Width must be from 1 to 200, not 201."),
-    ("bit-flip", "width=wide", "Width must be a whole number from 1 to 200"),
+    ("bit-flip", "width=1001", "Width must be from 1 to 1000, not 1001."),
+    ("bit-flip", "width=wide", "Width must be a whole number from 1 to 1000"),
     ("bit-flip", "width=5&width=6", "'width' is given 2 times"),
     ("bit-flip", "colour=red", "takes width, moves, ply; not 'colour'"),
     ("bit-flip", "moves=3..1", "Move 2 ('') is not written as a move"),

@@ -59,7 +59,7 @@ def test_options_round_trip(slug, query, field, value):
 @pytest.mark.parametrize(
     ("slug", "query", "says"),
     [
-        ("bit-flip", "?width=201", "Width must be from 1 to 200, not 201."),
+        ("bit-flip", "?width=1001", "Width must be from 1 to 1000, not 1001."),
         ("bit-flip", "?width=", "Width must be a whole number"),
         ("bit-flip", "?width=eight", "Width must be a whole number"),
         ("bit-flip", "?colour=red", "Bit Flip has no option"),

@@ -9,7 +9,7 @@ from games.rules import GAMES, get_game
 # (slug, option, minimum, maximum): the bounds the site promises. The largest
 # ones are set by the analysis budget (see python -m benchmarks.analysis).
 BOUNDS = [
-    ("bit-flip", "width", 1, 200),
+    ("bit-flip", "width", 1, 1000),
     ("bit-flip-divisor", "divisor", 2, 255),
     ("last-digit-standing", "highest", 2, 100),
     ("bitwise-battle", "max_length", 1, 64),
