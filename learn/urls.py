@@ -2,8 +2,9 @@ from django.urls import path
 
 from games import converters  # noqa: F401  (registers <match:...> and <game:...>)
 
-from .views.analysis import analyse_match, analysis, analysis_export, analysis_play, practise
+from .views.analysis import analyse_match, analysis, analysis_export, analysis_play
 from .views.index import learn_index
+from .views.practice import practise
 from .views.puzzles import (
     daily_puzzle,
     puzzle_history,

@@ -99,8 +99,13 @@ def test_games_never_imports_the_apps_built_on_it(path):
 
 @pytest.mark.parametrize("path", sources("learn"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_learn_never_imports_the_write_path(path):
+    """Learn reads; its one write, a practice match, goes through the write path from
+    its own module (learn/views/practice.py), and nothing else of learn may reach it."""
     bad = [where(path, line) for line, m, n in imports(path) if within(m, n, "games.play")]
-    assert not bad, f"learn imports games.play at {bad}"
+    if path.relative_to(ROOT) == Path("learn/views/practice.py"):
+        assert bad, "the practice view starts its match through games.play"
+    else:
+        assert not bad, f"learn imports games.play at {bad}"
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ refusal takes the place of ``#analysis`` for htmx.
 ``analysis``: ``/games/<slug>/analysis/?<options>&moves=...&ply=N``. htmx requests get
 the ``#analysis`` partial; without JavaScript every move and step is a plain link.
 ``analysis_play``: a move posted from the board's own buttons (or typed), answered with
-the board after it. ``analysis_export``: the line as text. ``practise``: a match against
-the perfect computer from the board's position (a POST).
+the board after it. ``analysis_export``: the line as text. (Its "Practise from here" form
+posts to learn/views/practice.py, the one place learn writes.)
 ``analyse_match``: ``/m/<id>/analyse?ply=N`` sends a finished match's line (after its
 set-up moves, if any), up to ply N (default: its end), to the analysis board
 ("Analyse from here" on the replay, "Analyse the position" on the finished match's page).
@@ -23,26 +23,19 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
-from games import play
-from games.browsers import remembered_name, seat_token, signed_in_user, typed_name
 from games.http import see_other
 from games.models import Match
 from games.review import closed_response
-from games.rights import Refused, may_review
-from games.views import limited
+from games.rights import may_review
 from learn import analysis_board, answers
 from learn.analysis_board import BadAnalysis
-
-# A practice from the analysis board: the computer at this level (games/rules/computer.py).
-PRACTICE_LEVEL = "perfect"
-SIDES = {"1": "me", "2": "opponent"}  # the player chosen -> create_match's ``first``
 
 
 def _partial(request) -> bool:
     return bool(request.htmx) and not request.htmx.history_restore_request
 
 
-def _refused(request, game, message: str):
+def refused_page(request, game, message: str):
     """A 400 with the plain reason, and a way to start afresh."""
     partial = _partial(request)
     template = "learn/analysis_refused.html" + ("#refusal" if partial else "")
@@ -57,7 +50,7 @@ def analysis(request, game):
     try:
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:
-        return _refused(request, game, str(error))
+        return refused_page(request, game, str(error))
     return _answer(request, game, state)
 
 
@@ -68,7 +61,7 @@ def analysis_export(request, game):
     try:
         state = analysis_board.parse(game, request.GET)
     except BadAnalysis as error:
-        return _refused(request, game, str(error))
+        return refused_page(request, game, str(error))
     if len(state.moves) > answers.LONG_LINE:
         answers.admit(request)
     address = request.build_absolute_uri(analysis_board.url(state))
@@ -90,7 +83,7 @@ def analysis_play(request, game):
         state = analysis_board.parse(game, request.GET)
         target = analysis_board.played_url(state, request.POST.get("move", ""))
     except BadAnalysis as error:
-        return _refused(request, game, str(error))
+        return refused_page(request, game, str(error))
     if not _partial(request):
         return see_other(target)
     state = analysis_board.parse(game, QueryDict(urlsplit(target).query))
@@ -124,7 +117,7 @@ def analyse_match(request, public_id):
         ply = match.ply
     setup = list(match.setup)  # a match set up from a position: the moves that led there
     if len(setup) + ply > analysis_board.MAX_PLIES:
-        return _refused(
+        return refused_page(
             request,
             game,
             f"This line is {len(setup) + ply:,} moves long: the analysis board takes at most "
@@ -134,46 +127,5 @@ def analyse_match(request, public_id):
     try:
         state = analysis_board.build(game, match.options, [*setup, *texts])
     except BadAnalysis as error:
-        return _refused(request, game, str(error))
+        return refused_page(request, game, str(error))
     return HttpResponseRedirect(analysis_board.url(state))
-
-
-@require_POST
-@limited("create")
-def practise(request, game):
-    """ "Practise from here": a match against the perfect computer from the board's
-    position, the player taking the side chosen (``side``: 1 or 2, the position's Player 1
-    or Player 2). ``analysis`` is the board's query string; the match begins after the
-    line's moves up to the cursor (``Match.setup``), unrated."""
-    try:
-        state = analysis_board.parse(game, QueryDict(request.POST.get("analysis", "")))
-    except BadAnalysis as error:
-        return _refused(request, game, str(error))
-    if state.position.over:
-        return _refused(
-            request, game, "The game is over in this position: there is nothing to practise."
-        )
-    side = request.POST.get("side", "")
-    if side not in SIDES:
-        return _refused(request, game, "Choose the side you play: Player 1 or Player 2.")
-    try:
-        match = _practice_match(request, game, state, side)
-    except Refused as refusal:  # a remembered name that now reads as an account's
-        return _refused(request, game, refusal.message)
-    if match.computer_to_move:  # the computer's side is to move
-        play.computer_move(match.public_id)
-    return see_other(match.get_absolute_url())
-
-
-def _practice_match(request, game, state, side: str) -> Match:
-    return play.create_match(
-        game.slug,
-        token=seat_token(request),
-        options=state.options,
-        mode=Match.Mode.COMPUTER,
-        first=SIDES[side],
-        level=PRACTICE_LEVEL,
-        name=typed_name(request, remembered_name(request)),
-        user=signed_in_user(request),
-        setup=state.moves[: state.ply],
-    )
