@@ -113,7 +113,7 @@ def test_the_old_form_url_still_starts_a_match_and_otherwise_leads_to_the_page()
     response = client.post("/games/bit-flip/new", form_data("bit-flip"))
     assert response.status_code == 303
     assert response["Location"] == Match.objects.get().get_absolute_url()
-    bad = client.post("/games/bit-flip/new", form_data("bit-flip", width="999"))
+    bad = client.post("/games/bit-flip/new", form_data("bit-flip", width="1001"))
     assert bad.status_code == 400
     assert 'id="form-errors"' in bad.content.decode()
     assert Match.objects.count() == 1
