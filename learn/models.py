@@ -19,11 +19,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from ratings import glicko
-from ratings.models import shown, signed
+from ratings.models import Rated, shown, signed
 
 
-class Solver(models.Model):
+class Solver(Rated):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -31,9 +30,6 @@ class Solver(models.Model):
         on_delete=models.CASCADE,
         related_name="puzzle_solver",
     )
-    rating = models.FloatField(default=glicko.START_RATING)
-    deviation = models.FloatField("rating deviation", default=glicko.START_DEVIATION)
-    volatility = models.FloatField(default=glicko.START_VOLATILITY)
     attempts = models.PositiveIntegerField("rated attempts", default=0)
     solved = models.PositiveIntegerField("solved at the first try", default=0)
     streak = models.PositiveIntegerField("solved in a row", default=0)
@@ -45,21 +41,11 @@ class Solver(models.Model):
         who = self.user.get_username() if self.user_id else f"session solver {self.pk}"
         return f"{who}: {self.shown}"
 
-    @property
-    def glicko(self) -> glicko.Glicko:
-        return glicko.Glicko(self.rating, self.deviation, self.volatility)
 
-    @property
-    def shown(self) -> str:
-        return shown(self.rating, self.deviation)
-
-
-class PuzzleRating(models.Model):
+class PuzzleRating(Rated):
     key = models.CharField(max_length=16, unique=True)
     game = models.CharField(max_length=32)
-    rating = models.FloatField()
-    deviation = models.FloatField("rating deviation", default=glicko.START_DEVIATION)
-    volatility = models.FloatField(default=glicko.START_VOLATILITY)
+    rating = models.FloatField()  # from the puzzle's starting rating, no default
     attempts = models.PositiveIntegerField("rated attempts", default=0)
     solved = models.PositiveIntegerField("solved at the first try", default=0)
     updated_at = models.DateTimeField(auto_now=True)
@@ -69,14 +55,6 @@ class PuzzleRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} puzzle {self.key}: {self.shown}"
-
-    @property
-    def glicko(self) -> glicko.Glicko:
-        return glicko.Glicko(self.rating, self.deviation, self.volatility)
-
-    @property
-    def shown(self) -> str:
-        return shown(self.rating, self.deviation)
 
 
 class PuzzleAttempt(models.Model):

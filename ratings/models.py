@@ -16,14 +16,35 @@ from games.models import Match
 from ratings import glicko
 
 
-class Rating(models.Model):
+class Rated(models.Model):
+    """A Glicko-2 rating's three numbers, and how they are read: a player's rating in a
+    game (``Rating``), and the puzzle ratings of solvers and puzzles (learn.models)."""
+
+    rating = models.FloatField(default=glicko.START_RATING)
+    deviation = models.FloatField("rating deviation", default=glicko.START_DEVIATION)
+    volatility = models.FloatField(default=glicko.START_VOLATILITY)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def glicko(self) -> glicko.Glicko:
+        return glicko.Glicko(self.rating, self.deviation, self.volatility)
+
+    @property
+    def provisional(self) -> bool:
+        return glicko.is_provisional(self.deviation)
+
+    @property
+    def shown(self) -> str:
+        return shown(self.rating, self.deviation)
+
+
+class Rating(Rated):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
     )
     game = models.CharField(max_length=32, choices=Match.GAME_CHOICES)
-    rating = models.FloatField(default=glicko.START_RATING)
-    deviation = models.FloatField("rating deviation", default=glicko.START_DEVIATION)
-    volatility = models.FloatField(default=glicko.START_VOLATILITY)
     games = models.PositiveIntegerField("rated games", default=0)
     wins = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
@@ -43,18 +64,6 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.game}: {shown(self.rating, self.deviation)}"
-
-    @property
-    def provisional(self) -> bool:
-        return glicko.is_provisional(self.deviation)
-
-    @property
-    def shown(self) -> str:
-        return shown(self.rating, self.deviation)
-
-    @property
-    def glicko(self) -> glicko.Glicko:
-        return glicko.Glicko(self.rating, self.deviation, self.volatility)
 
 
 class RatingChange(models.Model):
