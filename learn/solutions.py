@@ -60,22 +60,32 @@ def solve_position(game: Game, pos: Position) -> Solution:
 def solve_line(game: Game, options: dict[str, Any], moves: list[str]) -> tuple:
     """The analysis board's strip: for the start and after each of ``moves`` (a line of
     canonical moves from the start), who can force a win, and whether the move that led
-    there was a blunder: ((winner, blunder), ...).
-
-    In a game where every position is won by one side (``Game.decisive``) a blunder is
-    a move from a won position to a lost one, so the winners alone draw the strip
-    (``Game.winner``: one nim-sum per position in Bit Flip, not every move's verdict)."""
-    pos = game.start(**options)
+    there was a blunder: ((winner, blunder), ...). From the winners alone where the game
+    allows it (``strip_from_winners``), else from every move's verdict."""
     if game.decisive:
-        winner = game.winner(pos)
-        cells = [(winner, False)]
-        for move in moves:
-            mover = pos.to_move
-            pos = game.play(pos, move)
-            after = game.winner(pos)
-            cells.append((after, winner == mover and after != mover))
-            winner = after
-        return tuple(cells)
+        return strip_from_winners(game, options, moves)
+    return strip_from_verdicts(game, options, moves)
+
+
+def strip_from_winners(game: Game, options: dict[str, Any], moves: list[str]) -> tuple:
+    """The strip in a game where every position is won by one side (``Game.decisive``):
+    a blunder is a move from a won position to a lost one, so ``Game.winner`` (one
+    nim-sum per position in Bit Flip) is all it needs, not every move's verdict."""
+    pos = game.start(**options)
+    winner = game.winner(pos)
+    cells = [(winner, False)]
+    for move in moves:
+        mover = pos.to_move
+        pos = game.play(pos, move)
+        after = game.winner(pos)
+        cells.append((after, winner == mover and after != mover))
+        winner = after
+    return tuple(cells)
+
+
+def strip_from_verdicts(game: Game, options: dict[str, Any], moves: list[str]) -> tuple:
+    """The strip from each position's analysis and each move's verdict (any game)."""
+    pos = game.start(**options)
     analysis = game.analyse(pos)
     cells = [(analysis.winner, False)]
     for move in moves:

@@ -45,10 +45,12 @@ and the rule asks for at least three), so no themes either.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
-from operator import xor
 
 from games.rules import Analysis, Ending, Game, Position
+from games.rules.bit_flip import nim_value, runs
+from games.rules.last_digit_standing import perfectly_paired, reachable
+
+from .solutions import solve_position
 
 SHORT, MEDIUM = 3, 5
 
@@ -151,79 +153,20 @@ def theme(key: str) -> Theme | None:
 
 # ---- Bit Flip: Kayles ------------------------------------------------------------------
 
-_kayles: list[int] = [0]
-
-
-def kayles(n: int) -> int:
-    """The nim-value of one run of ``n`` zeros (Kayles: take 1 or 2 adjacent, anywhere)."""
-    while len(_kayles) <= n:
-        m = len(_kayles)
-        reached = {
-            _kayles[left] ^ _kayles[m - take - left]
-            for take in (1, 2)
-            if take <= m
-            for left in range(m - take + 1)
-        }
-        value = 0
-        while value in reached:
-            value += 1
-        _kayles.append(value)
-    return _kayles[n]
-
-
-def zero_runs(bits: str) -> list[int]:
-    return sorted(len(run) for run in bits.split("1") if run)
-
 
 def _bit_flip(after: Position) -> set[str]:
-    runs = zero_runs(after.bits)
-    if not runs:
+    lengths = runs(after.bits)
+    if not lengths:
         return set()
-    counts = {length: runs.count(length) for length in runs}
+    counts = {length: lengths.count(length) for length in lengths}
     if all(count % 2 == 0 for count in counts.values()):
-        return {"split-halves"} if len(runs) == 2 else {"pair-runs"}
-    if reduce(xor, (kayles(r) for r in runs), 0) == 0:
+        return {"split-halves"} if len(lengths) == 2 else {"pair-runs"}
+    if nim_value(after.bits) == 0:
         return {"nim-balance"}
     return set()
 
 
 # ---- Last Digit Standing: maximum matchings ----------------------------------------------
-
-
-def _related(a: int, b: int) -> bool:
-    return a % b == 0 or b % a == 0
-
-
-def _graph(numbers):
-    import networkx as nx
-
-    numbers = list(numbers)
-    graph = nx.Graph()
-    graph.add_nodes_from(numbers)
-    graph.add_edges_from(
-        (a, b) for i, a in enumerate(numbers) for b in numbers[i + 1 :] if _related(a, b)
-    )
-    return graph
-
-
-def reachable(remaining, last: int) -> list[int]:
-    """The numbers a game could still reach from ``last``: its part of the divisibility
-    graph of ``remaining`` plus ``last``, without ``last``."""
-    import networkx as nx
-
-    graph = _graph([*remaining, last])
-    return sorted(n for n in nx.node_connected_component(graph, last) if n != last)
-
-
-def perfectly_paired(numbers) -> bool:
-    """Do ``numbers`` pair up completely, each with a divisor or multiple?"""
-    import networkx as nx
-
-    numbers = list(numbers)
-    if len(numbers) % 2:
-        return False
-    matching = nx.max_weight_matching(_graph(numbers), maxcardinality=True)
-    return 2 * len(matching) == len(numbers)
 
 
 def _primes_up_to(n: int) -> set[int]:
@@ -246,20 +189,9 @@ def _last_digit(pos: Position, move: str, after: Position) -> set[str]:
 # ---- Bit Flip: Divisor: how the winning line ends -----------------------------------------
 
 
-def winning_line(game: Game, pos: Position, first: str | None = None) -> list[str]:
-    """The line from ``pos`` under perfect play (the winner hurries, the loser delays),
-    starting with ``first`` if given: the moves, to the end of the game."""
-    line = []
-    while not pos.over:
-        move = first if first is not None and not line else game.analyse(pos).best_moves[0]
-        line.append(move)
-        pos = game.play(pos, move)
-    return line
-
-
 def _divisor(game: Game, pos: Position, move: str) -> set[str]:
-    end = pos
-    for step in winning_line(game, pos, move):
+    end = game.play(pos, move)
+    for step in solve_position(game, end).line:  # to the end: a byte has 8 bits at most
         end = game.play(end, step)
     if end.result.ending is Ending.DIVISIBLE:
         return {"make-multiple"}
@@ -300,7 +232,7 @@ def hint(game: Game, pos: Position, analysis: Analysis, labels) -> str:
     if not winning:
         return ""
     first = winning[0]
-    if game.slug == "bit-flip" and len(zero_runs(pos.bits)) > 1:
+    if game.slug == "bit-flip" and len(runs(pos.bits)) > 1:
         bit = int(first.split()[0])
         start = bit
         while start > 1 and pos.bits[start - 2] == "0":

@@ -176,6 +176,24 @@ def missable(numbers: Iterable[int]) -> frozenset[int]:
     return frozenset(order[i] for i in missed)
 
 
+def perfectly_paired(numbers: Iterable[int]) -> bool:
+    """Do ``numbers`` pair up completely, each with a divisor or multiple? Exactly when no
+    maximum matching misses a number (``missable`` is empty): a maximum matching is then
+    perfect."""
+    return not missable(numbers)
+
+
+def reachable(remaining: Iterable[int], last: int) -> list[int]:
+    """The numbers a game could still reach from ``last``: its part of the divisibility
+    graph on ``remaining`` plus ``last``, without ``last``, in order."""
+    adjacent = neighbours([*remaining, last])
+    seen, frontier = {last}, [last]
+    while frontier:
+        frontier = [m for n in frontier for m in adjacent[n] if m not in seen]
+        seen.update(frontier)
+    return sorted(seen - {last})
+
+
 def missed_vertices(adj: list[list[int]]) -> set[int]:
     """The vertices of the graph ``adj`` that some maximum matching leaves unmatched."""
     mate = maximum_matching(adj)

@@ -12,7 +12,7 @@ from functools import reduce
 from operator import xor
 
 from games.rules import Game
-from games.rules.bit_flip import EXACT_ZEROS, runs
+from games.rules.bit_flip import EXACT_ZEROS, mex, runs
 
 from . import Theory, register
 from .geometry import grid
@@ -26,14 +26,6 @@ BY_PLAY = 83
 # The picture and the table stop here (eight rows of the period); a wider row's value is
 # that of the run in the last period drawn with the same remainder mod 12.
 SHOWN = 95
-
-
-def mex(values) -> int:
-    values = set(values)
-    n = 0
-    while n in values:
-        n += 1
-    return n
 
 
 def grundy_values(game: Game, longest: int) -> list[int]:

@@ -13,6 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games.rules import get_game
+from games.rules.bit_flip import kayles
+from games.rules.last_digit_standing import perfectly_paired, reachable
 from learn import puzzles, themes
 from learn.models import PuzzleAttempt, PuzzleRating, Solver
 from learn.views.puzzles import next_puzzle
@@ -289,7 +291,7 @@ def test_kayles_values_are_the_published_sequence():
     # OEIS A002186, the Kayles nim-values, n = 0..35
     published = [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4, 1, 2, 7, 1, 4, 3, 2, 1, 4, 6, 7, 4, 1,
                  2, 8, 5, 4, 7, 2, 1, 8, 6, 7]  # fmt: skip
-    assert [themes.kayles(n) for n in range(36)] == published
+    assert [kayles(n) for n in range(36)] == published
 
 
 def test_bit_flip_themes_follow_the_runs_left_by_the_winning_move():
@@ -309,17 +311,16 @@ def test_bit_flip_themes_follow_the_runs_left_by_the_winning_move():
 
 
 def test_last_digit_standing_pairing_themes_follow_maximum_matchings():
-    assert themes.perfectly_paired([2, 4, 3, 9])
-    assert not themes.perfectly_paired([5, 7])  # unrelated
-    assert not themes.perfectly_paired([2, 3, 4])  # odd
-    assert themes.reachable([2, 3, 4, 7], 4) == [2]  # 4 reaches only 2 (3 and 7 unrelated)
+    assert perfectly_paired([2, 4, 3, 9])
+    assert not perfectly_paired([5, 7])  # unrelated
+    assert not perfectly_paired([2, 3, 4])  # odd
+    assert reachable([2, 3, 4, 7], 4) == [2]  # 4 reaches only 2 (3 and 7 unrelated)
     game = get_game("last-digit-standing")
     for puzzle in puzzles.puzzles_of("last-digit-standing"):
         pos = puzzle.position()
         winning = puzzles.accepted_moves(game, pos)
         paired = any(
-            themes.perfectly_paired(themes.reachable(game.play(pos, m).remaining, int(m)))
-            for m in winning
+            perfectly_paired(reachable(game.play(pos, m).remaining, int(m))) for m in winning
         )
         assert ("pair-numbers" in puzzle.themes) == paired
         ups = [

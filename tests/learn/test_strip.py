@@ -7,19 +7,7 @@ import random
 import pytest
 
 from games.rules import get_game
-from learn.solutions import solve_line
-
-
-def by_verdicts(game, options, moves):
-    pos = game.start(**options)
-    analysis = game.analyse(pos)
-    cells = [(analysis.winner, False)]
-    for move in moves:
-        verdict = analysis.verdict(move) or game.verdict_of(pos, move)
-        pos = game.play(pos, move)
-        analysis = game.analyse(pos)
-        cells.append((analysis.winner, verdict.blunder))
-    return tuple(cells)
+from learn.solutions import solve_line, strip_from_verdicts
 
 
 def random_line(game, options, rng, longest):
@@ -40,7 +28,7 @@ def test_bit_flip_strip_from_winners_equals_the_verdicts(width):
     for _ in range(4):
         moves = random_line(game, options, rng, longest=min(width, 80))
         strip = solve_line(game, options, moves)
-        assert strip == by_verdicts(game, options, moves)
+        assert strip == strip_from_verdicts(game, options, moves)
         blunders += sum(blunder for _, blunder in strip)
     if width >= 12:
         assert blunders  # random play blunders: the comparison saw both kinds of cell
@@ -63,4 +51,4 @@ def test_a_game_with_positions_nobody_wins_keeps_the_verdicts():
     game = get_game("last-bit-standing")
     assert not game.decisive
     moves = random_line(game, {}, random.Random("lbs"), longest=12)
-    assert solve_line(game, {}, moves) == by_verdicts(game, {}, moves)
+    assert solve_line(game, {}, moves) == strip_from_verdicts(game, {}, moves)

@@ -28,7 +28,9 @@ from games.rules.last_digit_standing import (
     missable,
     missed_vertices,
     neighbours,
+    perfectly_paired,
 )
+from games.rules.last_digit_standing import reachable as reachable_numbers
 from tests.rules.helpers import brute_force, other, reachable
 
 BIT_FLIP = get_game("bit-flip")
@@ -244,6 +246,19 @@ def test_the_geography_theorem_at_up_to_100_numbers(highest, plies, seed):
     missed = missable(pos.remaining)
     for item in analysis.moves:
         assert (item.winner == pos.to_move) == (int(item.move) in missed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(numbers=st.sets(st.integers(1, 60), max_size=24), last=st.integers(1, 60))
+def test_pairing_and_reach_equal_networkx(numbers, last):
+    """What the puzzles' themes ask of a position: do the numbers pair up completely,
+    and which numbers can a game still reach from the last one."""
+    graph = divisibility_graph(sorted(numbers))
+    assert perfectly_paired(numbers) == (2 * matching_size(graph) == len(numbers))
+    remaining = numbers - {last}
+    joined = divisibility_graph(sorted(remaining | {last}))
+    expected = sorted(nx.node_connected_component(joined, last) - {last})
+    assert reachable_numbers(remaining, last) == expected
 
 
 def test_the_first_move_wins_exactly_when_the_numbers_cannot_all_be_paired():
