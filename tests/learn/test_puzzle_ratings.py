@@ -193,7 +193,7 @@ def test_a_signed_in_player_keeps_rating_and_streak_on_the_account_and_a_session
     solver.refresh_from_db()
     assert (solver.streak, solver.attempts) == (2, 2)
     history = client.get(reverse("puzzle_history")).content.decode()
-    assert history.count("<tr><td>") == 2 and "Bit Flip 2" in history
+    assert history.count('<tr><td data-label="When">') == 2 and "Bit Flip 2" in history
     # A new browser, signed in: the same solver, the same streak.
     other = Client()
     other.force_login(user)
