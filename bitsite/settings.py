@@ -66,6 +66,8 @@ INSTALLED_APPS = [
     "tournaments",
     "people",
     "chat",
+    "ninja",  # the API's browsable docs, served from its own static files
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -309,6 +311,10 @@ RATE_LIMITS = {
     # Chat messages and reports (chat/): a few a second is talking; more is flooding.
     "chat": env_rates("BITSITE_RATE_CHAT", "8/10s,30/10s"),
 }
+# The API (api/): requests one personal access token may make (per token, then per
+# client address, as above), and the streams one token may hold open at once.
+API_RATE = env_rates("BITSITE_RATE_API", "600/m,1200/m")
+API_STREAMS_PER_TOKEN = int(os.environ.get("BITSITE_API_STREAMS", "4"))
 # Not counted per address: a proxy on the same host, or a load test, sends from there.
 RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
 RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse

@@ -17,4 +17,5 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("people.urls")),  # challenges and blocks
     path("", include("chat.urls")),  # a match's chats
+    path("", include("api.urls")),  # the API (/api/) and the settings page's tokens
 ]

@@ -1,0 +1,98 @@
+"""Who an API request acts for: a personal access token, by its scope, and its limits.
+
+Only the ``Authorization: Bearer <token>`` header authenticates: session cookies never
+do (so CSRF does not apply, and a page of another site cannot act through a visitor's
+browser). A missing, bad or revoked token is a 401, a token without the scope an
+endpoint needs a 403, a token over its rate a 429: JSON errors (api/errors.py).
+Public reads (a player's profile, a game's export) need no token, but a bad one given
+is still a 401.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from django.conf import settings
+from django_ratelimit.core import get_usage
+from ninja.security import HttpBearer
+
+from api import tokens
+from api.errors import ApiError
+from bitsite import redis_guard
+
+ANONYMOUS = SimpleNamespace(user=None, pk=None, scopes=(), anonymous=True)
+
+
+def _limit(request, token) -> None:
+    """Count the request against its token's rate, then its address's (429 past them)."""
+    if not redis_guard.available():
+        return
+    per_token, per_address = settings.API_RATE
+    address = request.META.get("REMOTE_ADDR", "")
+    checks = [(f"token:{token.pk}", per_token)] if token.pk else []
+    if address and address not in settings.RATE_LIMIT_EXEMPT:
+        checks.append((f"address:{address}", per_address))
+    try:
+        for key, rate in checks:
+            usage = get_usage(
+                request,
+                group="bitsite.api",
+                key=lambda g, r, key=key: key,
+                rate=rate,
+                increment=True,
+            )
+            if usage and usage["should_limit"]:
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"Too many requests: try again in {max(1, usage['time_left'])} s.",
+                    retry_after=max(1, usage["time_left"]),
+                )
+    except ApiError:
+        raise
+    except Exception as error:  # the cache is unreachable: let the request through
+        redis_guard.failed("API rate limits", error)
+        return
+    redis_guard.answered()
+
+
+class TokenAuth(HttpBearer):
+    """A bearer token with ``scope`` (``None``: any valid token; ``public``: no token
+    needed, but one given must be valid)."""
+
+    def __init__(self, scope: str | None = None, *, public: bool = False):
+        super().__init__()
+        self.scope = scope
+        self.public = public
+
+    def __call__(self, request):
+        if not request.headers.get(self.header):
+            if self.public:
+                _limit(request, ANONYMOUS)
+                return ANONYMOUS
+            raise ApiError(
+                401,
+                "no_token",
+                "This needs a personal access token: Authorization: Bearer <token>.",
+            )
+        return super().__call__(request)
+
+    def authenticate(self, request, token: str):
+        found = tokens.find(token.strip())
+        if found is None:
+            raise ApiError(401, "bad_token", "That token is not valid: it is unknown or revoked.")
+        if self.scope and not found.allows(self.scope):
+            raise ApiError(
+                403,
+                "out_of_scope",
+                f"That token lacks the “{self.scope}” scope: make one with it on your "
+                "settings page.",
+            )
+        _limit(request, found)
+        return found
+
+
+public = TokenAuth(public=True)
+read = TokenAuth("read")
+play = TokenAuth("play")
+challenge = TokenAuth("challenge")
