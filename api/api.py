@@ -84,7 +84,8 @@ def _not_found(request, error):
 
 @api.exception_handler(HttpError)
 def _http_error(request, error: HttpError):
-    return _respond(request, error.status_code, body("http_error", str(error)))
+    code = "invalid_request" if error.status_code == 400 else "http_error"
+    return _respond(request, error.status_code, body(code, str(error)))
 
 
 @api.exception_handler(Exception)

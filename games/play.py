@@ -56,16 +56,22 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Actor:
-    """Who is acting: the seats this browser (or the computer) holds in the match.
+    """Who is acting: the seats this browser (or the computer, or an account through the
+    API) holds in the match.
 
-    A browser is named by its session's secret (``token``): its seats are read from the
-    match row the write path has locked, so a view need not read the match first."""
+    A browser is named by its session's secret (``token``), an account by its id
+    (``user_id``): its seats are read from the match row the write path has locked, so a
+    view need not read the match first."""
 
     seats: frozenset[int] = frozenset()
     computer: bool = False
     token: str | None = None
+    # An account acting through the API: the seats it holds, by whatever secret.
+    user_id: int | None = None
 
     def seats_in(self, match: Match) -> frozenset[int]:
+        if self.user_id is not None:
+            return frozenset(s for s in (1, 2) if match.seat_user_id(s) == self.user_id)
         if self.token is not None:
             return frozenset(match.seats_for([self.token]))
         return self.seats

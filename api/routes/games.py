@@ -15,8 +15,8 @@ router = Router(tags=["games"])
 
 
 def _actor(request) -> play.Actor:
-    """The token's account, holding its seats by the account's secret, as its pages do."""
-    return play.Actor(token=request.auth.user.profile.token)
+    """The token's account: the seats it holds in the match (games.play.Actor)."""
+    return play.Actor(user_id=request.auth.user.pk)
 
 
 def _match(public_id: str) -> Match:
