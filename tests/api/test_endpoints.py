@@ -21,7 +21,7 @@ def ada_bob():
 
 def test_a_players_profile_ratings_and_games_are_public(ada_bob):
     ada, bob = ada_bob
-    match, token1, token2 = rated_match(ada, bob)
+    match, _token1, token2 = rated_match(ada, bob)
     resign(match, token2)  # bob resigns: ada wins
     answer = Api().get("/players/ada")
     assert answer.status_code == 200
@@ -60,7 +60,7 @@ def test_bad_reads_are_json_errors(ada_bob, path, params, status, error):
 
 def test_a_finished_games_export_has_its_verdicts_and_a_running_ones_not(ada_bob):
     ada, bob = ada_bob
-    match, token1, token2 = rated_match(ada, bob)
+    match, _token1, token2 = rated_match(ada, bob)
     api = Api(token_for(ada, "play"))
     running = api.get(f"/games/{match.public_id}").json()
     assert running["verdicts"] is None
