@@ -104,3 +104,15 @@ def test_cookies_do_not_authenticate_and_csrf_does_not_apply():
     # A token request needs no CSRF token (the client enforces CSRF checks).
     answer = Api(token_for(ada, "challenge")).post("/challenges/open", {"game": "bit-flip"})
     assert answer.status_code == 200, answer.content
+
+
+def test_each_token_has_its_own_rate(settings):
+    settings.API_RATE = ("3/m", "1000/m")
+    ada = account("ada")
+    first, second = Api(token_for(ada, "read")), Api(token_for(ada, "read"))
+    assert [first.get("/account").status_code for _ in range(3)] == [200] * 3
+    over = first.get("/account")
+    assert over.status_code == 429
+    assert over.json()["error"] == "rate_limited"
+    assert int(over["Retry-After"]) >= 1
+    assert second.get("/account").status_code == 200  # another token counts apart
