@@ -295,7 +295,7 @@ RECENT = 10
 def lists(user_id: int) -> dict:
     """What the challenges page shows the account: received and sent, open first, then the
     latest answered (the newest RECENT of each)."""
-    related = ("challenger", "challenged", "match")
+    related = ("challenger__profile", "challenged__profile", "match")  # profiles: the BOT mark
     received = list(
         Challenge.objects.filter(challenged_id=user_id).select_related(*related)[:RECENT]
     )

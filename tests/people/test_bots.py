@@ -92,3 +92,15 @@ def test_the_challenge_page_refuses_a_rated_challenge_to_a_bot_with_the_message(
     response = browser.post("/players/robo/challenge/bit-flip/", form())
     assert response.status_code == 303
     assert Challenge.objects.get().challenger_id == ada.pk
+
+
+def test_a_bot_is_marked_in_the_challenge_lists_and_among_friends():
+    robo, ada = bot(), account("ada")
+    challenges.send(robo, ada, **CASUAL)
+    browser = signed_in(ada)
+    lists = browser.get("/challenges/").content.decode()
+    assert lists.count('class="bot-mark"') == 1
+    from people.friends import follow
+
+    follow(ada, robo)
+    assert 'class="bot-mark"' in browser.get("/friends/").content.decode()
