@@ -295,3 +295,17 @@ def test_bad_input_to_the_bot_forms_is_never_a_500():
         browser.post("/accounts/settings/rated-against-bots/", {"allowed": "x"}).status_code == 303
     )
     assert sign_in(Client(), "ada", PASSWORD).status_code == 302
+
+
+def test_the_accounts_admin_lists_and_filters_bots():
+    from django.contrib.auth.models import User
+
+    bot()
+    account("ada")
+    admin = User.objects.create_superuser("boss", password=PASSWORD)
+    client = Client()
+    client.force_login(admin)
+    listed = client.get("/admin/auth/user/").content.decode()
+    assert "column-is_bot" in listed and "profile__is_bot" in listed
+    only_bots = client.get("/admin/auth/user/?profile__is_bot__exact=1").content.decode()
+    assert ">robo<" in only_bots and ">ada<" not in only_bots
