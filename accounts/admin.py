@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from accounts import devices, my_games
+from accounts import bots, devices, my_games
 from accounts.forms import AdminSignInForm
 from accounts.models import Device
 from games.models import Match
@@ -54,9 +54,15 @@ class AccountAdmin(UserAdmin):
         ("Games", {"fields": ("games_summary", "recent_games")}),
     )
     readonly_fields = ("games_summary", "recent_games")
-    list_display = (*UserAdmin.list_display, "date_joined", "last_login")
+    list_display = (*UserAdmin.list_display, "is_bot", "date_joined", "last_login")
+    list_filter = (*UserAdmin.list_filter, "profile__is_bot")
+    list_select_related = ("profile",)
     # The account's rating per game and its history (read-only).
     inlines = [RatingInline, RatingChangeInline, DeviceInline]
+
+    @admin.display(description="bot", boolean=True, ordering="profile__is_bot")
+    def is_bot(self, user) -> bool:
+        return bots.is_bot(user)
 
     @admin.display(description="games")
     def games_summary(self, user) -> str:

@@ -11,7 +11,8 @@ class AccountsConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in, user_logged_out
         from django.db.models.signals import post_save
 
-        from accounts import devices, live, names, signin
+        from accounts import bots, devices, live, names, signin
+        from games import extras
         from games import names as game_names
         from games.signals import match_changed
 
@@ -21,3 +22,4 @@ class AccountsConfig(AppConfig):
         post_save.connect(names.user_saved, sender=get_user_model(), dispatch_uid="accounts.look")
         game_names.register_owner(names.owned)
         match_changed.connect(live.match_changed, dispatch_uid="accounts.my_games")
+        extras.register_seat_mark(bots.seat_marks)

@@ -8,6 +8,9 @@ the password for moving in the account's matches.
 A profile also keeps what the account's user name reads as (``name_look``), so that no
 display name and no other account's user name passes for it (games/names.py). Every account
 has a profile: one is made (or its look brought up to date) whenever a user is saved.
+
+A bot account (``is_bot``, accounts/bots.py) plays only through the API; a human lets bots
+challenge them to rated games with ``rated_against_bots``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ class Profile(models.Model):
     )
     # What the user name reads as (games.names.look): no other name may read the same.
     name_look = models.CharField(max_length=150, db_index=True, default="", editable=False)
+    # A bot plays only through the API; made one on the settings page, never made human again.
+    is_bot = models.BooleanField("bot", default=False, db_index=True, editable=False)
+    bot_since = models.DateTimeField(null=True, blank=True, editable=False)
+    # A human's choice: bots may challenge them to rated games.
+    rated_against_bots = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return f"profile of {self.user}"

@@ -9,6 +9,10 @@ secret goes into the session. So every device signed into an account holds the s
 seats, with no other change to how seats are checked. Signing out flushes the session:
 the browser holds nothing any more.
 
+A bot account (accounts/bots.py) plays only through the API: its sign-in on the web claims
+no seat and puts a secret of the session's own into it, never the account's, so the web
+holds none of the bot's seats.
+
 A session signed in before accounts held seats (staff signed into the admin) gets the
 same treatment on its next request (``AccountTokenMiddleware``): the session remembers
 which account its secret belongs to, so a request costs nothing more once it is right.
@@ -23,6 +27,7 @@ from django.db import IntegrityError
 from accounts import live
 from accounts.models import Profile
 from games import play
+from games.models import new_secret
 
 # The session's note of the account whose secret ``session["token"]`` is (its user id as
 # the session stores it under SESSION_KEY).
@@ -52,6 +57,9 @@ def take_seats(session, user) -> play.Claimed:
     profile = profile_of(user)
     held = session.get("token")
     claimed = play.Claimed()
+    if profile.is_bot:  # the web holds none of a bot's seats, and takes none into it
+        signed_in_as_bot(session, user)
+        return claimed
     if held and held != profile.token:
         claimed = play.claim_seats(held, account_token=profile.token, user=user)
         if claimed.seats:
@@ -59,6 +67,13 @@ def take_seats(session, user) -> play.Claimed:
     session["token"] = profile.token
     session[ACCOUNT_KEY] = user._meta.pk.value_to_string(user)
     return claimed
+
+
+def signed_in_as_bot(session, user) -> None:
+    """A bot's session holds a secret of its own, which holds no seat: never the
+    account's (accounts/bots.py)."""
+    session["token"] = new_secret()
+    session[ACCOUNT_KEY] = user._meta.pk.value_to_string(user)
 
 
 def left_behind(claimed: play.Claimed, user) -> str:

@@ -26,8 +26,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
-from accounts import devices, my_games
+from accounts import bots, devices, my_games
 from accounts.forms import GamesFilter, SignInForm, SignUpForm
+from accounts.signin import profile_of, signed_in_as_bot
 from games.browsers import keep_browser_key
 from games.http import see_other
 from games.views import limited
@@ -200,9 +201,11 @@ password_reset_complete = _needs_email(
 # ---- Settings: the password, and where the account is signed in ---------------------------
 
 
-def _settings_page(request, password_form=None, status: int = 200):
+def _settings_page(request, password_form=None, status: int = 200, bot_refusal: str = ""):
     current = request.session.session_key
     context = {
+        "profile": profile_of(request.user),
+        "bot_refusal": bot_refusal,
         "password_form": password_form or PasswordChangeForm(request.user),
         "devices": [
             {
@@ -254,4 +257,42 @@ def sign_out_others(request):
         )
     else:
         messages.info(request, "No other browser was signed in to your account.")
+    return see_other(reverse("account_settings"))
+
+
+# ---- Settings: bots (accounts/bots.py) ----------------------------------------------------
+
+
+@require_http_methods(["POST"])
+def make_bot(request):
+    """Make the account a bot, for good: only with the box ticked, and only while it has
+    played no match (else the settings page again, with why, and a 400)."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("account_settings"))
+    if request.POST.get("confirm") != "1":
+        refusal = "Tick “I understand this cannot be undone” to make the account a bot."
+        return _settings_page(request, status=400, bot_refusal=refusal)
+    try:
+        bots.make_bot(request.user)
+    except bots.NotABot as refusal:
+        return _settings_page(request, status=refusal.status, bot_refusal=refusal.message)
+    # This browser stays signed in, holding a secret of its own: not the account's.
+    signed_in_as_bot(request.session, request.user)
+    messages.success(request, "This account is now a bot: it plays through the API.")
+    return see_other(reverse("account_settings"))
+
+
+@require_http_methods(["POST"])
+def rated_against_bots(request):
+    """A human's choice: may bots challenge them to rated games?"""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("account_settings"))
+    if bots.is_bot(request.user):
+        return bots.refused(request, "A bot does not choose this: it is for people.", 400)
+    allowed = request.POST.get("allowed") == "1"
+    bots.let_bots_rate(request.user, allowed)
+    if allowed:
+        messages.success(request, "Bots may now challenge you to rated games.")
+    else:
+        messages.success(request, "Bots may challenge you to casual games only.")
     return see_other(reverse("account_settings"))

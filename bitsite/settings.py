@@ -89,6 +89,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # A signed-in browser holds its account's seats (accounts/signin.py).
     "accounts.signin.AccountTokenMiddleware",
+    # A bot plays only through the API: the pages that play as the account refuse it.
+    "accounts.bots.BotWebMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

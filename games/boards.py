@@ -46,6 +46,7 @@ class Scene:
     urls: dict[str, str]  # the match's actions
     notes: tuple = ()  # the notes under a finished match's result (games/extras.py)
     away: dict = field(default_factory=dict)  # seat -> seconds since its last page closed
+    marks: dict = field(default_factory=dict)  # seat -> HTML after its name (games/extras.py)
 
     @property
     def last_move(self) -> str:
@@ -242,6 +243,7 @@ def scene(
         action_urls(match.public_id),
         extras.end_notes(match),
         dict(away or {}),
+        extras.seat_marks(match),
     )
 
 
@@ -289,6 +291,7 @@ def board_context(
                 "number": player,
                 "seat": seat,
                 "label": match.player_name(player),
+                "mark": shared.marks.get(seat, ""),
                 "to_move": playing and player == to_move,
                 "is_viewer": seat in viewer.seats and len(viewer.seats) == 1,
                 "mine": seat in viewer.seats,

@@ -12,6 +12,11 @@ Match notes: ``register_match_note(fn)``, ``fn(match)`` returning a list of text
 SafeStrings) shown above the board of any match, on its page and in its replay: what the
 match belongs to (a tournament's game links to its event). A note that fails is left out.
 
+Seat marks: ``register_seat_mark(fn)``, ``fn(match)`` returning a dict of seat to a
+SafeString drawn after that seat's player on the board (a bot account's mark: accounts/
+bots.py), read once per change with the rest of what every viewer shares. A mark that
+fails is left out.
+
 Match panels: ``register_match_panel(panel)``, an object with ``page(match, viewer,
 request)`` returning the HTML drawn under the board of the match page (and ``replay(match,
 viewer, request)`` under the replay's), and ``socket(match, viewer)`` returning the HTML a
@@ -25,6 +30,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+
+from django.utils.html import format_html
 
 from games.models import Match
 
@@ -68,6 +75,27 @@ def match_notes(match: Match) -> tuple:
         except Exception:
             log.exception("match note %r failed for match %s", fn, match.public_id)
     return tuple(notes)
+
+
+_seat_marks: list[Callable[[Match], dict]] = []
+
+
+def register_seat_mark(fn: Callable[[Match], dict]) -> Callable[[Match], dict]:
+    if fn not in _seat_marks:
+        _seat_marks.append(fn)
+    return fn
+
+
+def seat_marks(match: Match) -> dict:
+    """What is drawn after each seat's player on the board: seat -> HTML."""
+    marks: dict = {}
+    for fn in _seat_marks:
+        try:
+            for seat, html in fn(match).items():
+                marks[seat] = format_html("{}{}", marks.get(seat, ""), html)
+        except Exception:
+            log.exception("seat mark %r failed for match %s", fn, match.public_id)
+    return marks
 
 
 _panels: list = []

@@ -9,7 +9,9 @@ from .review_views import export_json, replay, replay_frames
 urlpatterns = [
     path("games/<game:game>/", views.rules_page, name="rules"),
     path("games/<game:game>/new/", views.new_match, name="new_match"),
-    path("games/<game:game>/new", views.old_new_match),  # where the form used to post
+    path(
+        "games/<game:game>/new", views.old_new_match, name="old_new_match"
+    ),  # where the form used to post
     path("m/<match:public_id>/", views.match_page, name="match"),
     path("m/<match:public_id>/join", views.join, name="join"),
     path("m/<match:public_id>/move", views.move, name="move"),

@@ -10,7 +10,10 @@ sweeps it: an open row past its time is refused and listed as expired).
 Refused, with a message and nothing changed: challenging oneself or an unknown or
 inactive account, a player who blocked you (or whom you blocked), a second open
 challenge to the same player, more than ``MAX_OPEN`` open challenges sent, answering a
-challenge that is not yours or no longer open.
+challenge that is not yours or no longer open, a rated challenge between a bot and a
+human who has not let bots challenge them to rated games (``rated_with_bots``: for every
+transport, the site's pages and the API alike; bot against bot may be rated, and a casual
+challenge is always possible).
 
 Each change is told, after it commits, to both accounts' open pages (people/live.py).
 """
@@ -24,6 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from accounts import bots
 from games import play
 from games.models import Match
 from games.play import Seat
@@ -106,6 +110,27 @@ def unblock(user, other) -> None:
 # ---- challenges -----------------------------------------------------------------------------
 
 
+def rated_with_bots(acting, challenger, challenged) -> None:
+    """Refuse a rated game between a bot and a human who has not said yes to them
+    (their settings: Profile.rated_against_bots). ``acting``: who sends or accepts."""
+    challenger_bot, challenged_bot = bots.is_bot(challenger), bots.is_bot(challenged)
+    if challenger_bot == challenged_bot:
+        return
+    human = challenged if challenger_bot else challenger
+    if bots.rates_against_bots(human):
+        return
+    if human.pk == acting.pk:
+        raise Refused(
+            "You do not play rated games against bots (you can say yes in your settings): "
+            "make it a casual challenge.",
+            403,
+        )
+    raise Refused(
+        f"{human.get_username()} does not play rated games against bots; send a casual challenge.",
+        403,
+    )
+
+
 def send(
     challenger,
     challenged,
@@ -126,6 +151,8 @@ def send(
             raise Refused(f"{name} does not take challenges from you.", 403)
         if blocked_by(challenger, challenged):
             raise Refused(f"You blocked {name}: unblock them to challenge them.", 403)
+        if rated:
+            rated_with_bots(challenger, challenger, challenged)
         now = timezone.now()
         open_sent = Challenge.objects.filter(
             challenger=challenger, status=Challenge.Status.OPEN, expires_at__gt=now
@@ -187,6 +214,8 @@ def accept(public_id: str, user) -> Challenge:
         if challenge.challenged_id != user.pk:
             raise Refused("Only the player challenged can accept it.", 403)
         challenger, challenged = challenge.challenger, challenge.challenged
+        if challenge.rated:
+            rated_with_bots(user, challenger, challenged)
         first = challenge.first
         if first == Match.First.RANDOM:
             first = secrets.choice([Match.First.ME, Match.First.OPPONENT])
@@ -266,7 +295,7 @@ RECENT = 10
 def lists(user_id: int) -> dict:
     """What the challenges page shows the account: received and sent, open first, then the
     latest answered (the newest RECENT of each)."""
-    related = ("challenger", "challenged", "match")
+    related = ("challenger__profile", "challenged__profile", "match")  # profiles: the BOT mark
     received = list(
         Challenge.objects.filter(challenged_id=user_id).select_related(*related)[:RECENT]
     )

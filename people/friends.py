@@ -58,7 +58,7 @@ def friends(user) -> list[dict]:
     play (linking to them, as a spectator's page)."""
     followed = list(
         Follow.objects.filter(follower=user)
-        .select_related("followed")
+        .select_related("followed__profile")  # the BOT mark (accounts/bots.py)
         .order_by("followed__username")
     )
     people = [f.followed for f in followed if f.followed.is_active]
@@ -68,7 +68,7 @@ def friends(user) -> list[dict]:
         games = (
             Match.objects.filter(status=Match.Status.PLAYING)
             .filter(Q(seat1_user_id__in=ids) | Q(seat2_user_id__in=ids))
-            .select_related("seat1_user", "seat2_user")
+            .select_related("seat1_user__profile", "seat2_user__profile")
             .order_by("-created_at", "-pk")
         )
         for match in games[: PLAYING_SHOWN * len(ids)]:

@@ -23,6 +23,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts import bots
 from accounts.names import player_or_404
 from games.http import see_other
 from games.rules import GAMES, get_game
@@ -45,8 +46,11 @@ def _signed_in(request):
 
 
 def _challenge_page(request, other, game, form, status=200, refusal=""):
+    bot = bots.is_bot(other)
     context = {
         "other": other,
+        "bot": bot,
+        "rated_offered": not bot or bots.rates_against_bots(request.user),
         "name": other.get_username(),
         "game": game,
         "games": GAMES,
@@ -82,7 +86,7 @@ def challenge_player_game(request, username, game):
         return answer
     other = player_or_404(username)
     if request.method != "POST":
-        return _challenge_page(request, other, game, ChallengeForm(game))
+        return _challenge_page(request, other, game, ChallengeForm(game, initial={"rated": False}))
     return _send(request, other, game)
 
 

@@ -207,15 +207,20 @@ def player_games(request, username):
     return render(request, "ratings/player_games.html", context, status=status)
 
 
+def _established(bots: bool):
+    """The established ratings of active accounts: the bots' alone, or the people's
+    (a bot's ratings are on their own leaderboards: accounts/bots.py)."""
+    ratings = Rating.objects.filter(deviation__lte=glicko.PROVISIONAL_ABOVE, user__is_active=True)
+    if bots:
+        ratings = ratings.filter(user__profile__is_bot=True)
+    else:
+        ratings = ratings.exclude(user__profile__is_bot=True)
+    return ratings.select_related("user__profile")
+
+
 @require_GET
-def leaderboard(request, game):
-    leaders = (
-        Rating.objects.filter(
-            game=game.slug, deviation__lte=glicko.PROVISIONAL_ABOVE, user__is_active=True
-        )
-        .select_related("user")
-        .order_by("-rating", "user_id")
-    )
+def leaderboard(request, game, bots: bool = False):
+    leaders = _established(bots).filter(game=game.slug).order_by("-rating", "user_id")
     page = Paginator(leaders, LEADERS_PER_PAGE).get_page(request.GET.get("page"))
     rows = [
         {"rank": page.start_index() + i, "rating": row} for i, row in enumerate(page.object_list)
@@ -224,6 +229,7 @@ def leaderboard(request, game):
         "game": game,
         "page": page,
         "rows": rows,
+        "bots": bots,
         "provisional_above": round(glicko.PROVISIONAL_ABOVE),
     }
     return render(request, "ratings/leaderboard.html", context)
@@ -233,11 +239,10 @@ LEADERS_SHOWN = 3  # on the leaderboards page, per game
 
 
 @require_GET
-def leaderboards(request):
-    """The header's "Leaderboards": each game's best established ratings, and its list."""
-    established = Rating.objects.filter(
-        deviation__lte=glicko.PROVISIONAL_ABOVE, user__is_active=True
-    ).select_related("user")
+def leaderboards(request, bots: bool = False):
+    """The header's "Leaderboards": each game's best established ratings, and its list
+    (people's; the bots' on their own page)."""
+    established = _established(bots)
     boards = [
         {
             "game": game,
@@ -247,4 +252,4 @@ def leaderboards(request):
         }
         for game in GAMES
     ]
-    return render(request, "ratings/leaderboards.html", {"boards": boards})
+    return render(request, "ratings/leaderboards.html", {"boards": boards, "bots": bots})

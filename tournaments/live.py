@@ -64,7 +64,7 @@ def player_set(public_id: str, user_id: int) -> str:
 def shared_context(tournament: Tournament, *, limit: int | None = SHOWN) -> dict:
     """The part of the page every viewer sees: state, standings, games in play."""
     # Through the event's own manager: each row knows its event (no query a row).
-    entries = tournament.entries.select_related("playing")
+    entries = tournament.entries.select_related("playing", "user__profile")  # the BOT mark
     count = entries.count()
     if tournament.is_arena:  # ranks worked out as they are read (director.arena_order)
         ordered = director.arena_order(entries)

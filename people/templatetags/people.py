@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django import template
 
+from accounts import bots
 from people.challenges import blocked_by
 from people.friends import follows
 
@@ -20,6 +21,10 @@ def player_actions(context, player):
     return {
         "shown": True,
         "name": player.get_username(),
+        # A bot is challenged as anyone is (casual, unless the viewer says yes to rated
+        # games against bots); a bot signed in on the web challenges nobody from here.
+        "bot": bots.is_bot(player),
+        "may_challenge": not bots.is_bot(user),
         "blocked": blocked_by(user, player),
         "following": follows(user, player),
         "csrf_token": context.get("csrf_token"),
