@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ninja import Router
 
+from accounts import bots
 from api import auth
+from api.errors import ApiError
 from api.routes.players import profile_json
 
 router = Router(tags=["account"])
@@ -12,4 +14,17 @@ router = Router(tags=["account"])
 
 @router.get("", auth=auth.read, summary="Your account: name, bot or not, ratings")
 def account(request):
+    return profile_json(request.auth.user)
+
+
+@router.post(
+    "/bot",
+    auth=auth.play,
+    summary="Make this account a bot (irreversible; only before it has played)",
+)
+def make_bot(request):
+    try:
+        bots.make_bot(request.auth.user)
+    except bots.NotABot as refusal:
+        raise ApiError(refusal.status, "not_allowed", refusal.message) from None
     return profile_json(request.auth.user)

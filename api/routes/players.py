@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.paginator import EmptyPage, Paginator
 from ninja import Query, Router, Schema
 
+from accounts.bots import is_bot
 from accounts.names import player_or_404
 from api import auth
 from api.errors import ApiError
@@ -17,11 +18,6 @@ from ratings.views import finished_games
 router = Router(tags=["players"])
 
 PER_PAGE = 20
-
-
-def is_bot(user) -> bool:
-    profile = getattr(user, "profile", None)
-    return bool(getattr(profile, "is_bot", False))
 
 
 def profile_json(user) -> dict:

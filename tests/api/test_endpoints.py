@@ -157,3 +157,16 @@ def test_bad_json_is_a_400(ada_bob):
     answer = api.post("/challenges/bob", raw="{not json")
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid_request"
+
+
+def test_an_account_becomes_a_bot_through_the_api_before_it_has_played(ada_bob):
+    ada, bob = ada_bob
+    robo = account("robo")
+    answer = Api(token_for(robo, "play")).post("/account/bot")
+    assert answer.status_code == 200 and answer.json()["bot"] is True
+    assert Api().get("/players/robo").json()["bot"] is True
+    rated_match(ada, bob)
+    refused = Api(token_for(ada, "play")).post("/account/bot")
+    assert refused.status_code == 400 and refused.json()["error"] == "not_allowed"
+    assert Api().get("/players/ada").json()["bot"] is False
+    assert Api(token_for(bob, "read")).post("/account/bot").status_code == 403
