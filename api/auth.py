@@ -29,7 +29,7 @@ def _limit(request, token) -> None:
         return
     per_token, per_address = settings.API_RATE
     address = request.META.get("REMOTE_ADDR", "")
-    checks = [(f"token:{token.pk}", per_token)] if token.pk else []
+    checks = [(f"token:{token.digest[:24]}", per_token)] if token.pk else []
     if address and address not in settings.RATE_LIMIT_EXEMPT:
         checks.append((f"address:{address}", per_address))
     try:

@@ -299,6 +299,25 @@ def settle(membership: Membership, public_id: str, *, kind: str, seat: int | Non
     membership.sets.extend(sets)
 
 
+def attend(public_id: str, channel: str, seat: int) -> Membership:
+    """A player connected otherwise than by a page of the match (an API stream of its own
+    game, api/live.py): a member of its seat's set, as a player's socket is, kept alive by
+    ``refresh`` and ended by ``depart``. No kind of viewer: no board is drawn for it."""
+    membership = Membership(channel, [], None)
+    settle_sets = [seat_set(public_id, seat)]
+    if not _reachable():
+        return membership
+    try:
+        store().join(channel, settle_sets)
+        _stamp_seats(settle_sets)
+    except Exception as error:
+        _failed("letting a stream in", error)
+        return membership
+    _answered()
+    membership.sets.extend(settle_sets)
+    return membership
+
+
 def _stamp_seats(sets: list[str]) -> None:
     """A seat's socket is here now: its "last seen" time."""
     now = time.time()

@@ -31,7 +31,7 @@ from accounts import bots
 from games import play
 from games.models import Match
 from games.play import Seat
-from people import live
+from people import live, signals
 from people.models import Block, Challenge, Follow
 
 MAX_OPEN = 5  # open challenges one player may have sent at once
@@ -49,9 +49,10 @@ class Refused(Exception):
         self.status = status
 
 
-def _told(*users, notices=()) -> None:
+def _told(*users, notices=(), challenge: Challenge | None = None) -> None:
     """After the change commits: the notifications it makes (``notices``: the arguments of
-    people.notifications.notify), then both accounts' open pages are told."""
+    people.notifications.notify), then both accounts' open pages are told, then the apps
+    built on people (signals.challenge_changed, for a change of ``challenge``)."""
     ids = sorted({u.pk if hasattr(u, "pk") else u for u in users})
 
     def committed():
@@ -63,6 +64,12 @@ def _told(*users, notices=()) -> None:
             except Exception:  # the change stands
                 log.exception("could not make a notification")
         live.tell(ids)
+        if challenge is not None:
+            for receiver, result in signals.challenge_changed.send_robust(
+                sender=Challenge, challenge=challenge, user_ids=ids
+            ):
+                if isinstance(result, Exception):
+                    log.error("challenge_changed receiver %r failed", receiver, exc_info=result)
 
     transaction.on_commit(committed)
 
@@ -182,6 +189,7 @@ def send(
             challenger,
             challenged,
             notices=[(challenged.pk, "challenge", text, CHALLENGES_URL, challenge.public_id)],
+            challenge=challenge,
         )
     return challenge
 
@@ -239,7 +247,7 @@ def accept(public_id: str, user) -> Challenge:
         challenge.save(update_fields=["status", "answered_at", "match"])
         text = f"{challenged.get_username()} accepted your challenge: {challenge.terms}."
         notice = (challenger.pk, "answer", text, match.get_absolute_url(), challenge.public_id)
-        _told(challenger, challenged, notices=[notice])
+        _told(challenger, challenged, notices=[notice], challenge=challenge)
         return challenge
 
     return play.write(change)
@@ -258,7 +266,9 @@ def decline(public_id: str, user, reason: str) -> Challenge:
         challenge.save(update_fields=["status", "reason", "answered_at"])
         text = f"{user.get_username()} declined your challenge: “{challenge.get_reason_display()}”"
         notice = (challenge.challenger_id, "answer", text, CHALLENGES_URL, challenge.public_id)
-        _told(challenge.challenger_id, challenge.challenged_id, notices=[notice])
+        _told(
+            challenge.challenger_id, challenge.challenged_id, notices=[notice], challenge=challenge
+        )
     return challenge
 
 
@@ -271,7 +281,7 @@ def cancel(public_id: str, user) -> Challenge:
         challenge.status = Challenge.Status.CANCELLED
         challenge.answered_at = timezone.now()
         challenge.save(update_fields=["status", "answered_at"])
-        _told(challenge.challenger_id, challenge.challenged_id)
+        _told(challenge.challenger_id, challenge.challenged_id, challenge=challenge)
     return challenge
 
 

@@ -41,7 +41,7 @@ def game(request, public_id: str):
 
 class MoveIn(Schema):
     move: str
-    ply: int | None = None  # the ply the program saw: refused as stale if the game moved on
+    ply: int  # the ply the program saw (moves made so far): stale if the game moved on
 
 
 @router.post("/{public_id}/move", auth=auth.play, summary="Play a move")

@@ -1,0 +1,212 @@
+"""The NDJSON streams against a live daphne (real HTTP, real streaming): a game's full
+state then a line per change to its end; an account's challenges and games starting and
+ending; the per-token limit and the slot a closed stream frees; JSON errors."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from games.rules import get_game
+from tests.api.helpers import token_for
+from tests.api.live_api import call
+from tests.api.streaming import Stream
+from tests.factories import until_sync
+from tests.ratings.helpers import account
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def challenge_accepted(base, ada_token, bob_token, game="last-bit-standing", **terms):
+    status, challenge = call(base, "POST", "/challenges/bob", ada_token, {"game": game, **terms})
+    assert status == 200, challenge
+    status, accepted = call(base, "POST", f"/challenges/{challenge['id']}/accept", bob_token)
+    assert status == 200, accepted
+    return challenge, accepted["game_id"]
+
+
+def test_a_games_stream_tells_each_move_and_ends_with_the_game(live_server_url):
+    base = live_server_url
+    ada, bob = account("ada"), account("bob")
+    tokens = {1: token_for(ada), 2: token_for(bob)}
+    _, game_id = challenge_accepted(
+        base, tokens[1], tokens[2], game="bit-flip", options={"width": 6}
+    )
+    watcher = Stream(base, f"/api/stream/game/{game_id}")  # anyone may watch
+    player = Stream(base, f"/api/stream/game/{game_id}", tokens[1])
+    assert watcher.status == 200
+    assert watcher.headers["Content-Type"] == "application/x-ndjson"
+    full = watcher.next()
+    assert full["type"] == "full" and full["public_id"] == game_id
+    assert full["users"] == ["ada", "bob"] and full["state"]["ply"] == 0
+    assert player.next()["type"] == "full"
+    rules = get_game("bit-flip")
+    position = rules.from_json(full["state"]["position"])
+    ply = 0
+    while True:
+        watcher_state_seat = None
+        move = rules.legal_moves(position)[0]
+        seat = 1 if position.to_move == 1 else 2  # the challenger (ada) moves first
+        status, answer = call(
+            base, "POST", f"/games/{game_id}/move", tokens[seat], {"move": move, "ply": ply}
+        )
+        assert status == 200, answer
+        ply += 1
+        position = rules.play(position, move)
+        for stream in (watcher, player):
+            event = stream.next()
+            assert event["type"] == "state" and event["ply"] == ply
+            assert event["move"]["text"] == move and event["move"]["words"]
+            watcher_state_seat = event["to_move_seat"]
+        if position.over:
+            assert event["status"] == "finished" and event["result"]["winner"]
+            break
+        assert watcher_state_seat == (1 if position.to_move == 1 else 2)
+    assert watcher.next() is None and player.next() is None  # the streams end with the game
+    # A finished game's stream is its full state, and the end.
+    done = Stream(base, f"/api/stream/game/{game_id}")
+    assert done.next()["state"]["status"] == "finished"
+    assert done.next() is None
+
+
+def test_an_accounts_stream_tells_challenges_and_games(live_server_url):
+    base = live_server_url
+    ada, bob = account("ada"), account("bob")
+    ada_token, bob_token = token_for(ada), token_for(bob)
+    # An open challenge waiting before the stream opens is told first.
+    status, early = call(base, "POST", "/challenges/bob", ada_token, {"game": "bit-flip"})
+    assert status == 200
+    events = Stream(base, "/api/stream/event", bob_token)
+    assert events.status == 200
+    first = events.next()
+    assert first["type"] == "challenge" and first["challenge"]["id"] == early["id"]
+    call(base, "POST", f"/challenges/{early['id']}/decline", bob_token, {"reason": "later"})
+    declined = events.next()
+    assert declined["challenge"]["status"] == "declined"
+    challenge, game_id = challenge_accepted(base, ada_token, bob_token, game="bit-flip")
+    told = events.until(
+        lambda e: e["type"] == "challenge" and e["challenge"]["id"] == challenge["id"]
+    )
+    assert told["challenge"]["status"] == "open"
+    start = events.until(lambda e: e["type"] != "challenge")
+    assert start == {
+        "type": "gameStart",
+        "game": {
+            "id": game_id,
+            "game": "bit-flip",
+            "url": f"/m/{game_id}/"
+            if start["game"]["url"].startswith("/m/")
+            else start["game"]["url"],
+            "seat": 2,
+            "opponent": start["game"]["opponent"],
+            "rated": False,
+        },
+    }
+    assert start["game"]["opponent"].lower() == "ada"
+    # A stream opened now tells the game in play first; then its end.
+    again = Stream(base, "/api/stream/event", bob_token)
+    assert again.next()["type"] == "gameStart"
+    status, _ = call(base, "POST", f"/games/{game_id}/resign", bob_token)
+    assert status == 200
+    for stream in (events, again):
+        finish = stream.until(lambda e: e["type"] == "gameFinish")
+        assert finish["game"]["id"] == game_id and finish["game"]["result"]["ending"]
+
+
+def test_at_most_four_streams_a_token_and_a_closed_one_frees_its_slot(live_server_url):
+    base = live_server_url
+    ada = account("ada")
+    token = token_for(ada, "read")
+    streams = [Stream(base, "/api/stream/event", token) for _ in range(4)]
+    assert [s.status for s in streams] == [200] * 4
+    refused = Stream(base, "/api/stream/event", token)
+    assert refused.status == 429
+    assert refused.error()["error"] == "too_many_streams"
+    streams[0].close()
+
+    def freed():
+        probe = Stream(base, "/api/stream/event", token)
+        probe.close()
+        return probe.status == 200
+
+    until_sync(freed, timeout=20)
+    other = Stream(base, "/api/stream/event", token_for(ada, "read"))  # its own count
+    assert other.status == 200
+
+
+def test_stream_errors_are_json(live_server_url):
+    base = live_server_url
+    unknown = Stream(base, "/api/stream/game/nosuchgame")
+    assert unknown.status == 404 and unknown.error()["error"] == "not_found"
+    bad = Stream(base, "/api/stream/event", "bit_nonsense")
+    assert bad.status == 401 and bad.error()["error"] == "bad_token"
+    nobody = Stream(base, "/api/stream/event")
+    assert nobody.status == 401
+    scope = Stream(base, "/api/stream/event", token_for(account("ada"), "play"))
+    assert scope.status == 403
+
+
+@pytest.fixture
+def abandon_fast(servers):
+    return servers(BITSITE_ABANDON_SECONDS="2")
+
+
+def test_a_player_streaming_its_game_is_present_and_cannot_be_claimed_against(abandon_fast):
+    base = abandon_fast.url
+    ada, bob = account("ada"), account("bob")
+    ada_token, bob_token = token_for(ada), token_for(bob)
+    _, game_id = challenge_accepted(base, ada_token, bob_token, game="bit-flip")
+    present = Stream(base, f"/api/stream/game/{game_id}", ada_token)
+    assert present.next()["type"] == "full"
+    moved = call(base, "POST", f"/games/{game_id}/move", ada_token, {"move": "1", "ply": 0})
+    assert moved[0] == 200, moved
+    assert present.next()["ply"] == 1
+    # Well past the 2 s of absence a claim needs: ada's stream keeps her present.
+    bob_stream = Stream(base, f"/api/stream/game/{game_id}", bob_token)
+    bob_stream.next()
+    refused = {}
+
+    def claim_refused_a_while():
+        status, answer = call(base, "POST", f"/games/{game_id}/claim", bob_token, {"win": True})
+        refused.setdefault("first", time.monotonic())
+        assert status != 200, answer
+        return time.monotonic() - refused["first"] > 4
+
+    until_sync(claim_refused_a_while, timeout=30)
+    present.close()  # ada goes: once she has been away long enough, bob may claim
+
+    def claimed():
+        return call(base, "POST", f"/games/{game_id}/claim", bob_token, {"win": True})[0] == 200
+
+    until_sync(claimed, timeout=30)
+    end = bob_stream.until(lambda e: e.get("status") == "finished")
+    assert end["result"]["ending"] == "abandoned"
+
+
+@pytest.mark.services
+def test_a_move_on_one_process_reaches_a_stream_on_another(transactional_db):
+    from django.db import connection
+
+    from tests.servers import DaphneServer, database_url, server_env
+
+    assert connection.vendor == "postgresql"
+    env = server_env(database_url(connection.settings_dict))
+    first, second = (DaphneServer(env, name=f"api-scale-{i}").start() for i in (1, 2))
+    try:
+        ada, bob = account("ada"), account("bob")
+        ada_token, bob_token = token_for(ada), token_for(bob)
+        events = Stream(second.url, "/api/stream/event", bob_token)
+        _, game_id = challenge_accepted(first.url, ada_token, bob_token, game="bit-flip")
+        assert events.until(lambda e: e["type"] == "gameStart")["game"]["id"] == game_id
+        watcher = Stream(second.url, f"/api/stream/game/{game_id}")
+        assert watcher.next()["type"] == "full"
+        status, answer = call(
+            first.url, "POST", f"/games/{game_id}/move", ada_token, {"move": "1", "ply": 0}
+        )
+        assert status == 200, answer
+        event = watcher.next()
+        assert event["ply"] == 1 and event["move"]["text"] == "1"
+    finally:
+        first.stop()
+        second.stop()
