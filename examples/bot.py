@@ -160,7 +160,8 @@ class Bot:
                 status, answer = self.api.call(
                     "POST", f"/challenges/{challenge['id']}/decline", {"reason": "game"}
                 )
-            log.info("challenge %s from %s: %s", challenge["id"], challenge["challenger"], status)
+            said = answer.get("status") or answer.get("message")
+            log.info("challenge %s from %s: %s", challenge["id"], challenge["challenger"], said)
         elif kind == "gameStart":
             game = event["game"]
             with self.lock:
