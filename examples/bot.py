@@ -160,7 +160,7 @@ class Bot:
                 status, answer = self.api.call(
                     "POST", f"/challenges/{challenge['id']}/decline", {"reason": "game"}
                 )
-            said = answer.get("status") or answer.get("message")
+            said = answer.get("status") if status == 200 else answer.get("message")
             log.info("challenge %s from %s: %s", challenge["id"], challenge["challenger"], said)
         elif kind == "gameStart":
             game = event["game"]
