@@ -27,7 +27,7 @@ RUN_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 \
 TEST_ENV = DJANGO_DEBUG=0 DJANGO_SECURE_SSL=0 DJANGO_SECRET_KEY=test-only-not-secret-bitsite \
 	DJANGO_ALLOWED_HOSTS=127.0.0.1,localhost,testserver DJANGO_STATIC_ROOT=$(CURDIR)/.test-static
 
-.PHONY: run test test-fast lint bench bench-ci scale setup clean superuser requirements
+.PHONY: run test test-fast lint bench bench-ci api-schema scale setup clean superuser requirements
 
 run: $(RUNTIME) .secret_key
 	$(RUN_ENV) $(BIN)/python manage.py migrate --noinput
@@ -55,6 +55,10 @@ bench: $(BENCH) .secret_key
 
 bench-ci: $(BENCH) .secret_key
 	$(BIN)/python -m benchmarks.run --tiny $(ARGS)
+
+# The API's OpenAPI schema as checked in (tests/api/test_schema.py compares the served one).
+api-schema: $(RUNTIME)
+	$(TEST_ENV) $(BIN)/python manage.py api_schema > api/openapi.json
 
 superuser: $(RUNTIME) .secret_key
 	$(RUN_ENV) $(BIN)/python manage.py createsuperuser
