@@ -16,6 +16,8 @@ from django.utils import timezone
 from games.models import Match, new_public_id
 from games.rules import get_game
 
+JUST_NOW = timedelta(seconds=60)
+
 
 class Challenge(models.Model):
     class Status(models.TextChoices):
@@ -81,6 +83,16 @@ class Challenge(models.Model):
         if self.status == self.Status.OPEN and not self.is_open():
             return self.Status.EXPIRED
         return self.status
+
+    @property
+    def just_accepted(self) -> bool:
+        """Accepted moments ago (a bot answers at once: the challenger, reaching the
+        challenges page after the answer, is still taken to the game, once: site.js)."""
+        return (
+            self.status == self.Status.ACCEPTED
+            and self.answered_at is not None
+            and timezone.now() - self.answered_at < JUST_NOW
+        )
 
     @property
     def clock_text(self) -> str:

@@ -162,14 +162,25 @@
 
   // A challenge this player sent, accepted while they wait on the challenges page: the
   // push brings its "Go to the game" (people/), which takes them there once. One shown
-  // when the page loaded is only a link.
+  // when the page loaded is only a link, unless it was accepted moments ago (data-fresh:
+  // a bot answers before the page is there) and this tab has not followed it yet.
   var known = {};
-  document.querySelectorAll("a[data-follow-once]").forEach(function (a) { known[a.getAttribute("data-follow-once")] = true; });
+  function followed(key) {
+    try { if (sessionStorage.getItem("followed:" + key)) return true; sessionStorage.setItem("followed:" + key, "1"); } catch (e) {}
+    return false;
+  }
+  var fresh = null;
+  document.querySelectorAll("a[data-follow-once]").forEach(function (a) {
+    var key = a.getAttribute("data-follow-once");
+    known[key] = true;
+    if (a.hasAttribute("data-fresh") && !followed(key)) fresh = fresh || a;
+  });
+  if (fresh) { leaving = true; window.location.assign(fresh.getAttribute("href")); }
   document.addEventListener("htmx:wsAfterMessage", function () {
     var go = null;
     document.querySelectorAll("a[data-follow-once]").forEach(function (a) {
       var key = a.getAttribute("data-follow-once");
-      if (!known[key]) { known[key] = true; go = go || a; }
+      if (!known[key]) { known[key] = true; followed(key); go = go || a; }
     });
     if (go && !leaving) { leaving = true; window.location.assign(go.getAttribute("href")); }
   });
