@@ -14,6 +14,8 @@ TARGETS = {
     "idle": "2,000 idle sockets on one process: the N = 100 latency target still holds",
     "scale": "two processes >= 1.5x one process, in moves per second",
     "fanout": "fan-out to 300 spectators: p99 <= 2x the bare fan-out",
+    "api_streams": "200 open API game streams receive a move within 2x the time 200 match "
+    "page sockets do (p50 and p99)",
     "storm": "100 sockets of one seat cost under 1 s of server CPU in total and add under "
     "100 ms to another match's connect",
     "memory": "a server stays under 150 MB after 30 perfect-computer games with different options",
@@ -131,6 +133,25 @@ def targets(results: dict) -> dict:
             "bare_p99_ms": bare["p99_ms"],
             "ratio": ratio,
             "met": ratio <= 2.0,
+        }
+    streams = results.get("api_streams")
+    if streams:
+        empty = {"p50_ms": math.nan, "p99_ms": math.nan}
+        ours = streams["streams"].get("last_listener", empty)
+        theirs = streams["sockets"].get("last_listener", empty)
+        p50, p99 = (
+            _ratio(ours["p50_ms"], theirs["p50_ms"]),
+            _ratio(ours["p99_ms"], theirs["p99_ms"]),
+        )
+        out["api_streams"] = {
+            "streams": streams["count"],
+            "p50_ms": ours["p50_ms"],
+            "p99_ms": ours["p99_ms"],
+            "socket_p50_ms": theirs["p50_ms"],
+            "socket_p99_ms": theirs["p99_ms"],
+            "p50_ratio": p50,
+            "p99_ratio": p99,
+            "met": p50 <= 2.0 and p99 <= 2.0,
         }
     storm = results.get("storm")
     if storm and "capped" in storm:
@@ -331,6 +352,12 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
         return (
             f"p99 {_f(t['p99_ms'], 0)} / {_f(t['bare_p99_ms'], 0)} ms = {_f(t['ratio'], 2)}x "
             f"({t['spectators']:,} spectators)"
+        )
+    if key == "api_streams":
+        return (
+            f"to the last of {t['streams']:,}: p50 {_f(t['p50_ms'], 0)} / "
+            f"{_f(t['socket_p50_ms'], 0)} ms = {_f(t['p50_ratio'], 2)}x, p99 "
+            f"{_f(t['p99_ms'], 0)} / {_f(t['socket_p99_ms'], 0)} ms = {_f(t['p99_ratio'], 2)}x"
         )
     if key == "storm":
 
@@ -1319,6 +1346,18 @@ def sanity(results: dict) -> list[str]:
             last = res.get("last_listener")
             if not last or not _finite_positive(last["p50_ms"], last["p99_ms"], last["max_ms"]):
                 problems.append(f"fan-out {key}: no time to the last listener")
+    streams = results.get("api_streams")
+    if config.get("skip_api_streams") is False and not streams:  # asked for, missing
+        problems.append("API streams: did not run")
+    if streams:
+        for key in ("streams", "sockets"):
+            res = streams[key]
+            _check_moves(f"API streams {key}", res, problems)
+            if res.get("pushes", 0) != res.get("pushes_expected", -1):
+                problems.append(
+                    f"API streams {key}: {res.get('pushes', 0)} of {res.get('pushes_expected')} "
+                    "lines or pushes arrived"
+                )
     if config and not config.get("skip_lobby") and not results.get("lobby_fanout"):
         problems.append("lobby: did not run")
     fan = results.get("lobby_fanout")

@@ -83,7 +83,17 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks import flood, load, lobby, memory, profile, report, storms, tournaments
+from benchmarks import (
+    api_streams,
+    flood,
+    load,
+    lobby,
+    memory,
+    profile,
+    report,
+    storms,
+    tournaments,
+)
 from benchmarks.servers import (
     REDIS_URL,
     BenchServer,
@@ -200,6 +210,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     tournaments.add_arguments(p)
     p.add_argument("--skip-fanout", action="store_true")
+    p.add_argument(
+        "--streams", type=int, help="API game streams and sockets watching (default 200; tiny 20)"
+    )
+    p.add_argument("--skip-api-streams", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
         "--skip-storms", action="store_true", help="the hostile storms (benchmarks/storms.py)"
@@ -260,6 +274,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "warmup": 1.0 if tiny else 3.0,
         "closed": 2.0 if tiny else 12.0,
         "fanout": 20 if tiny else 300,
+        "streams": 20 if tiny else 200,
         "lobby_pages": 20 if tiny else 1000,
         "churn_rate": 4.0 if tiny else 20.0,
         "churn_n": 2 if tiny else 100,
@@ -1179,6 +1194,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_fanout:
             results["fanout"] = asyncio.run(fanout_run(env, args))
             busy(results, "fan-out")
+        if not args.skip_api_streams:
+            results["api_streams"] = asyncio.run(
+                api_streams.api_streams_run(env, args, make_matches, progress)
+            )
+            busy(results, "API streams")
         if not args.skip_lobby:
             results["lobby_fanout"] = asyncio.run(lobby_fanout_run(env, args))
             busy(results, "lobby fan-out")

@@ -331,3 +331,28 @@ def test_the_tournaments_benchmark_reads_its_frames_and_is_reported_and_checked(
     config = {"skip_fanout": True, "skip_storm": True, "skip_lobby": True, "skip_hooks": True}
     config |= {"skip_storms": True, "skip_storms_nginx": True, "skip_flood": True}
     assert report.sanity({"load": {"2": _run()}, "config": config}) == ["tournaments: did not run"]
+
+
+def _watched(arrivals: list[float]) -> dict:
+    outcome = load.Outcome(scheduled=0.0, sent=0.0, arrived=0.01, answered=0.01, extra=arrivals)
+    result = load.moves_result([outcome] * 10, 1.0)
+    result["pushes_expected"] = 10 * len(arrivals)
+    return result
+
+
+def test_the_api_streams_row_is_reported_and_checked():
+    streams = {
+        "count": 3,
+        "offered_per_s": 2.0,
+        "streams": _watched([0.01, 0.02, 0.03]),
+        "sockets": _watched([0.01, 0.01, 0.02]),
+    }
+    target = report.targets({"api_streams": streams})["api_streams"]
+    assert target["p50_ms"] == pytest.approx(30) and target["socket_p50_ms"] == pytest.approx(20)
+    assert target["p50_ratio"] == pytest.approx(1.5) and target["met"] is True
+    assert "3" in report._target_figure("api_streams", target)
+    assert not [p for p in report.sanity({"api_streams": streams}) if "API" in p]
+    lost = {**streams, "streams": {**streams["streams"], "pushes": 20}}
+    assert any("lines or pushes arrived" in p for p in report.sanity({"api_streams": lost}))
+    config = {"config": {"skip_api_streams": False}}
+    assert "API streams: did not run" in report.sanity(config)
