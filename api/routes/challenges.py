@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.utils import timezone
 from ninja import Router, Schema
 
+from accounts.bots import is_bot
 from accounts.names import player_or_404
 from api import auth
 from api.errors import ApiError
@@ -111,6 +112,13 @@ def open_challenges(request):
 def open_challenge(request, terms: Terms):
     user = request.auth.user
     game, data = _cleaned(terms)
+    if data["rated"] and is_bot(user):
+        raise ApiError(
+            400,
+            "invalid_terms",
+            "A bot's open challenges are casual: a person plays a bot rated only if they "
+            "chose to, so challenge them by name.",
+        )
     try:
         match = play.create_match(
             game.slug,

@@ -170,3 +170,13 @@ def test_an_account_becomes_a_bot_through_the_api_before_it_has_played(ada_bob):
     assert refused.status_code == 400 and refused.json()["error"] == "not_allowed"
     assert Api().get("/players/ada").json()["bot"] is False
     assert Api(token_for(bob, "read")).post("/account/bot").status_code == 403
+
+
+def test_a_bots_open_challenge_is_casual(ada_bob):
+    robo = account("robo")
+    api = Api(token_for(robo, "play", "challenge"))
+    assert api.post("/account/bot").status_code == 200
+    refused = api.post("/challenges/open", {"game": "bit-flip", "rated": True})
+    assert refused.status_code == 400 and "casual" in refused.json()["message"]
+    assert not Match.objects.exists()
+    assert api.post("/challenges/open", {"game": "bit-flip"}).status_code == 200
