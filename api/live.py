@@ -197,14 +197,24 @@ async def _lines(group, names, first, seat) -> AsyncIterator[str]:
             yield "\n"  # the answer's head goes out with its first bytes: now, not later
         if told.done:
             return
+        clock = asyncio.get_running_loop().time
+        spoke = refreshed = clock()
         while True:
-            try:
-                message = await asyncio.wait_for(layer.receive(channel), KEEP_ALIVE)
-            except TimeoutError:
-                yield "\n"
+            # Its memberships are kept alive every HEARTBEAT, however busy the stream (a
+            # game moving faster than KEEP_ALIVE must not let them expire: the receivers
+            # would stop publishing to it), and an empty line follows KEEP_ALIVE of silence.
+            if clock() - refreshed >= presence.HEARTBEAT:
+                refreshed = clock()
                 await presence.call(presence.join_sets, channel, names)  # still here
                 if attended is not None:
                     await presence.call(presence.refresh, attended)
+            wait = min(spoke + KEEP_ALIVE, refreshed + presence.HEARTBEAT) - clock()
+            try:
+                message = await asyncio.wait_for(layer.receive(channel), max(wait, 0.0))
+            except TimeoutError:
+                if clock() - spoke >= KEEP_ALIVE:
+                    spoke = clock()
+                    yield "\n"
                 continue
             if message.get("version") and message["version"] <= told.version:
                 continue  # already told by the first lines
@@ -213,6 +223,7 @@ async def _lines(group, names, first, seat) -> AsyncIterator[str]:
                 if key in told.keys:
                     continue  # told once (a game starts once, ends once)
                 told.keys.add(key)
+            spoke = clock()
             yield message["line"]
             if message.get("last"):
                 return

@@ -4,6 +4,8 @@ ending; the per-token limit and the slot a closed stream frees; JSON errors."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 
 import pytest
@@ -210,3 +212,35 @@ def test_a_move_on_one_process_reaches_a_stream_on_another(transactional_db):
     finally:
         first.stop()
         second.stop()
+
+
+async def test_a_busy_stream_stays_in_its_sets_and_a_silent_one_keeps_alive(monkeypatch):
+    """Lines coming faster than the keep-alive must not let the stream's memberships
+    expire (the receivers would stop publishing to it); in silence, empty lines."""
+    from channels.layers import get_channel_layer
+
+    from api import live
+    from games import presence
+
+    monkeypatch.setattr(presence, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(presence, "TTL", 0.5)
+    monkeypatch.setattr(live, "KEEP_ALIVE", 0.4)
+    group, sets = live.game_group("busy"), [live.game_set("busy")]
+    lines = live.opened(
+        group=group, sets=sets, cap=None, first=lambda: live.First([live.line({"n": 0})])
+    )
+    layer, clock = get_channel_layer(), asyncio.get_running_loop().time
+    try:
+        assert json.loads(await anext(lines)) == {"n": 0}
+        busy_until, n = clock() + 2.0, 0
+        while clock() < busy_until:  # a line every 0.1 s: never 0.4 s of silence
+            n += 1
+            await layer.group_send(group, {"type": "api.line", "line": live.line({"n": n})})
+            assert json.loads(await asyncio.wait_for(anext(lines), 2)) == {"n": n}
+            assert presence.counts(sets) == [1]
+            await asyncio.sleep(0.1)
+        assert await asyncio.wait_for(anext(lines), 2) == "\n"
+        assert presence.counts(sets) == [1]
+    finally:
+        await lines.aclose()
+    assert presence.counts(sets) == [0]  # closed: it left at once
