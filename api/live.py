@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator, Callable
 
 from asgiref.sync import sync_to_async
@@ -172,24 +173,26 @@ def opened(
     ``sets`` (and ``seat``'s: a player's own game), then ``first()``'s lines, then every
     line published to the group, an empty line every KEEP_ALIVE seconds, until a message
     marked ``last``. Whatever way it ends (the client gone: cancelled), it leaves them."""
-    if cap is not None:
-        counts = presence.counts([cap[0]])
-        if counts and counts[0] >= cap[1]:
-            raise TooMany()
+    # The stream's name in its sets. It takes its place in the capped set now, in one
+    # atomic step (streams opened at once cannot all pass a count read before any joined);
+    # should the answer never start, the place expires by itself within presence.TTL.
+    member = f"api-stream.{uuid.uuid4().hex}"
+    if cap is not None and presence.join_capped(member, *cap) is False:
+        raise TooMany()
     names = [*sets, cap[0]] if cap else list(sets)
-    return _lines(group, names, first, seat)
+    return _lines(group, names, first, seat, member)
 
 
-async def _lines(group, names, first, seat) -> AsyncIterator[str]:
+async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
     layer = get_channel_layer()
     channel = await layer.new_channel("api.")
     attended = None
     try:
         # Members first, then the first lines: no change falls between the two.
-        await presence.call(presence.join_sets, channel, names)
+        await presence.call(presence.join_sets, member, names)
         await layer.group_add(group, channel)
         if seat is not None:
-            attended = await presence.call(presence.attend, seat[0], channel, seat[1])
+            attended = await presence.call(presence.attend, seat[0], member, seat[1])
         told = await sync_to_async(first)()
         for text in told.lines:
             yield text
@@ -205,7 +208,7 @@ async def _lines(group, names, first, seat) -> AsyncIterator[str]:
             # would stop publishing to it), and an empty line follows KEEP_ALIVE of silence.
             if clock() - refreshed >= presence.HEARTBEAT:
                 refreshed = clock()
-                await presence.call(presence.join_sets, channel, names)  # still here
+                await presence.call(presence.join_sets, member, names)  # still here
                 if attended is not None:
                     await presence.call(presence.refresh, attended)
             wait = min(spoke + KEEP_ALIVE, refreshed + presence.HEARTBEAT) - clock()
@@ -232,7 +235,7 @@ async def _lines(group, names, first, seat) -> AsyncIterator[str]:
             await layer.group_discard(group, channel)
         except Exception as error:
             publisher.lost(error)
-        await presence.call(presence.leave_sets, channel, names)
+        await presence.call(presence.leave_sets, member, names)
         if attended is not None:
             await presence.call(presence.depart, attended)
 

@@ -532,6 +532,21 @@ def join_sets(channel: str, names: list[str]) -> None:
     _answered()
 
 
+def join_capped(member: str, name: str, limit: int) -> bool | None:
+    """``member`` joins the set ``name`` unless it already has ``limit`` live members
+    (False), in one atomic step however many ask at once (an API token's open streams,
+    api/live.py); ``None``: the store is unreachable, nothing joined (let it be)."""
+    if not _reachable():
+        return None
+    try:
+        joined = store().join(member, [name], (name, limit))
+    except Exception as error:
+        _failed("counting a capped set", error)
+        return None
+    _answered()
+    return joined
+
+
 def leave_sets(channel: str, names: list[str]) -> None:
     """``channel`` leaves these sets at once (its socket closed)."""
     if not _reachable():

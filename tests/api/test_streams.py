@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -135,6 +136,19 @@ def test_at_most_four_streams_a_token_and_a_closed_one_frees_its_slot(live_serve
     until_sync(freed, timeout=20)
     other = Stream(base, "/api/stream/event", token_for(ada, "read"))  # its own count
     assert other.status == 200
+
+
+def test_streams_opened_at_once_cannot_pass_the_limit_together(live_server_url):
+    token = token_for(account("ada"), "read")
+    with ThreadPoolExecutor(8) as pool:
+        streams = list(
+            pool.map(lambda _: Stream(live_server_url, "/api/stream/event", token), range(8))
+        )
+    try:
+        assert sorted(s.status for s in streams) == [200] * 4 + [429] * 4
+    finally:
+        for stream in streams:
+            stream.close()
 
 
 def test_stream_errors_are_json(live_server_url):
