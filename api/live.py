@@ -15,8 +15,10 @@ A stream is a member of expiring sets, like a page's socket: its game's or its
 account's (so the receivers know it is there), its token's (at most
 ``settings.API_STREAMS_PER_TOKEN`` open at once) or its address's, and, for a player
 streaming its own game, its seat's (the player counts as connected: the opponent cannot
-claim the game as abandoned while its stream is open). A stream closed by its client is
-cancelled by Django's ASGI handler, and leaves them all at once.
+claim the game as abandoned while its stream is open). It renews them every
+``presence.HEARTBEAT`` however busy it is, takes its place in the token's set in one
+atomic step (streams opened at once cannot all pass the cap), and, closed by its client,
+is cancelled by Django's ASGI handler and leaves them all at once.
 """
 
 from __future__ import annotations
