@@ -9,8 +9,9 @@ the site is longer than ``MAX_PATH`` characters, and no field longer than ``MAX_
 One check (``fault``) for both kinds of connection:
 
 - HTTP: ``EdgeMiddleware``, early in the middleware, answers 400 with the reason, before
-  any session, database read or view. It reads the address, the query string, every
-  header, the cookies (as Django unquotes them: ``"\\000"`` is a NUL) and the form.
+  any session, database read or view (under ``/api/``, as the API's JSON error). It reads
+  the address, the query string, every header, the cookies (as Django unquotes them:
+  ``"\\000"`` is a NUL) and the form.
 - Websockets: ``EdgeGuard`` wraps the websocket application and refuses such a handshake
   (403), as the origin check does, before the session is loaded or a consumer runs.
 """
