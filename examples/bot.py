@@ -45,7 +45,11 @@ class Api:
             data = json.dumps(body or {}) if method == "POST" else None
             connection.request(method, "/api" + path, body=data, headers=self.headers)
             answer = connection.getresponse()
-            return answer.status, json.loads(answer.read() or b"{}")
+            text = answer.read()
+            try:
+                return answer.status, json.loads(text or b"{}")
+            except ValueError:  # a proxy's error page, say: not the API's answer
+                return answer.status, {"error": "not_json", "message": text[:200].decode("latin1")}
         finally:
             connection.close()
 
@@ -208,7 +212,7 @@ class Bot:
                 for event in self.api.stream("/stream/event"):
                     wait = 1.0
                     self.on_event(event)
-            except (OSError, RuntimeError, http.client.HTTPException) as error:
+            except (OSError, RuntimeError, ValueError, http.client.HTTPException) as error:
                 log.warning("event stream lost (%s): again in %.0f s", error, wait)
             if not self.stopping.wait(wait):
                 wait = min(wait * 2, 30.0)
@@ -244,7 +248,7 @@ class Bot:
                 try:
                     if self.follow(game_id, STRATEGIES.get(slug, first_legal), seat):
                         return
-                except (OSError, RuntimeError, http.client.HTTPException) as error:
+                except (OSError, RuntimeError, ValueError, http.client.HTTPException) as error:
                     log.warning("game %s: stream lost (%s)", game_id, error)
                 self.stopping.wait(1.0)  # then the game's stream again, from its full state
         finally:

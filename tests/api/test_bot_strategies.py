@@ -1,11 +1,14 @@
-"""examples/bot.py's strategies against the site's own rules (no server): on random games
-against a random opponent each chooses one of the legal moves from the position's JSON as
-the API gives it, and does what examples/README.md says it does."""
+"""examples/bot.py without the site's server: its strategies against the site's own rules
+(on random games against a random opponent each chooses one of the legal moves from the
+position's JSON as the API gives it, and does what examples/README.md says it does), and
+its HTTP calls answered by something that is not the API."""
 
 from __future__ import annotations
 
 import importlib.util
 import random
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -91,3 +94,27 @@ def test_the_bot_takes_a_win_at_once_when_there_is_one(slug, data, bot_player, s
         ]
         if wins_now:
             assert move in wins_now, (game.to_json(position), move, wins_now)
+
+
+class ProxyErrorPage(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.send_response(502)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<html><body>502 Bad Gateway</body></html>")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_an_answer_that_is_not_json_is_an_error_not_a_crash():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ProxyErrorPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        api = bot.Api(f"http://127.0.0.1:{server.server_address[1]}", "bit_x")
+        status, answer = api.call("POST", "/games/x/move", {"move": "1", "ply": 0})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 502
+    assert answer["error"] == "not_json" and "Bad Gateway" in answer["message"]
