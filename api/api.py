@@ -7,7 +7,8 @@ from __future__ import annotations
 import logging
 import re
 
-from django.http import Http404
+from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -92,6 +93,14 @@ def _http_error(request, error: HttpError):
 def _fault(request, error: Exception):
     log.exception("API fault on %s %s", request.method, request.path)
     return _respond(request, 500, body("server_error", "Something went wrong on the server."))
+
+
+@csrf_exempt  # as every operation is: a POST here is answered the same 404, not CSRF's 403
+def unknown_address(request, rest: str = ""):
+    """A 404 under /api/ that no operation matches (a path value holding a slash, an
+    endpoint that does not exist): JSON like every other API error, not the site's page."""
+    message = "There is no such address in the API: its endpoints are listed at /api/docs."
+    return JsonResponse(body("not_found", message), status=404)
 
 
 def _register() -> None:

@@ -9,8 +9,9 @@ the site is longer than ``MAX_PATH`` characters, and no field longer than ``MAX_
 One check (``fault``) for both kinds of connection:
 
 - HTTP: ``EdgeMiddleware``, early in the middleware, answers 400 with the reason, before
-  any session, database read or view. It reads the address, the query string, every
-  header, the cookies (as Django unquotes them: ``"\\000"`` is a NUL) and the form.
+  any session, database read or view (under ``/api/``, as the API's JSON error). It reads
+  the address, the query string, every header, the cookies (as Django unquotes them:
+  ``"\\000"`` is a NUL) and the form.
 - Websockets: ``EdgeGuard`` wraps the websocket application and refuses such a handshake
   (403), as the origin check does, before the session is loaded or a consumer runs.
 """
@@ -21,13 +22,15 @@ from collections.abc import Iterable
 from urllib.parse import parse_qsl
 
 from channels.security.websocket import WebsocketDenier
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.http.cookie import parse_cookie
 from django.template.loader import render_to_string
 
 NUL = "\x00"
 MAX_PATH = 2048  # characters of an address (the path, without the query string)
 MAX_VALUE = 4096  # characters of one name or value in the query string or the form
+# Addresses whose clients read JSON errors (the API's, docs/features/api.md), not the page.
+JSON_ERRORS = ("/api/",)
 
 
 def fault(path: str, fields: Iterable[tuple[str, str]], headers: Iterable[str]) -> str | None:
@@ -48,8 +51,11 @@ def fault(path: str, fields: Iterable[tuple[str, str]], headers: Iterable[str]) 
     return None
 
 
-def refused(reason: str) -> HttpResponseBadRequest:
-    """The 400 page, with the reason (rendered without the request: nothing of it is read)."""
+def refused(reason: str, path: str = "") -> HttpResponseBadRequest | JsonResponse:
+    """The 400 page, with the reason (rendered without the request: nothing of it is read);
+    under the API's address, its JSON error instead."""
+    if path.startswith(JSON_ERRORS):
+        return JsonResponse({"error": "invalid_request", "message": reason}, status=400)
     return HttpResponseBadRequest(render_to_string("400.html", {"reason": reason}))
 
 
@@ -82,7 +88,7 @@ class EdgeMiddleware:
         )
         reason = fault(request.path, _request_fields(request), headers)
         if reason is not None:
-            return refused(reason)
+            return refused(reason, request.path)
         return self.get_response(request)
 
 

@@ -45,7 +45,11 @@ class Api:
             data = json.dumps(body or {}) if method == "POST" else None
             connection.request(method, "/api" + path, body=data, headers=self.headers)
             answer = connection.getresponse()
-            return answer.status, json.loads(answer.read() or b"{}")
+            text = answer.read()
+            try:
+                return answer.status, json.loads(text or b"{}")
+            except ValueError:  # a proxy's error page, say: not the API's answer
+                return answer.status, {"error": "not_json", "message": text[:200].decode("latin1")}
         finally:
             connection.close()
 
@@ -111,12 +115,77 @@ def first_legal(position: dict, legal: list[str], last: str | None) -> str:
     return legal[0]
 
 
+def one_move_ahead(after, outcome, moves):
+    """For the games won by meeting a condition: a move that wins at once, else one that
+    neither loses nor leaves the opponent a move that wins at once, else any legal one.
+    ``after`` is the position a move makes, ``outcome`` "win" or "loss" for the player who
+    just moved there (None: the game goes on), ``moves`` the legal moves from it."""
+
+    def choose(position: dict, legal: list[str], last: str | None) -> str:
+        made = {move: after(position, move) for move in legal}
+        for move in legal:
+            if outcome(made[move]) == "win":
+                return move
+        for move in legal:
+            new = made[move]
+            if outcome(new) is None and not any(
+                outcome(after(new, reply)) == "win" for reply in moves(new)
+            ):
+                return move
+        going_on = [move for move in legal if outcome(made[move]) is None]
+        return (going_on or legal)[0]
+
+    return choose
+
+
+def _flipped(position: dict, move: str) -> dict:
+    at = int(move)
+    bits = position["bits"]
+    return {**position, "bits": bits[: at - 1] + "1" + bits[at:]}
+
+
+def _divisor_outcome(position: dict) -> str | None:
+    """Bit Flip: Divisor: a multiple of the divisor wins; so does flipping the last 0 bit
+    (the opponent has none left to flip, and loses)."""
+    bits = position["bits"]
+    if int(bits, 2) % position["divisor"] == 0 or "0" not in bits:
+        return "win"
+    return None
+
+
+def _zeros(position: dict) -> list[str]:
+    return [str(at) for at, bit in enumerate(position["bits"], start=1) if bit == "0"]
+
+
+def _appended(position: dict, move: str) -> dict:
+    return {**position, "bits": position["bits"] + move}
+
+
+def _battle_outcome(position: dict) -> str | None:
+    """Bitwise Battle: meeting the condition wins; reaching the maximum length without it
+    loses (a sequence of zeros is never "divisible", by the rulings)."""
+    bits, target = position["bits"], position["target"]
+    value = int(bits, 2) if bits else 0
+    met = {
+        "divisible": value > 0 and value % target == 0,
+        "ones": bits.count("1") == target,
+        "equals": value == target,
+    }.get(position["condition"], False)
+    if met:
+        return "win"
+    return "loss" if len(bits) >= position["max_length"] else None
+
+
+def _bits_to_append(position: dict) -> list[str]:
+    return ["0", "1"] if len(position["bits"]) < position["max_length"] else []
+
+
 STRATEGIES = {
     "last-bit-standing": last_bit_standing,
     "bit-flip": bit_flip,
     "last-digit-standing": last_digit_standing,
-    "bitwise-battle": first_legal,
-    "bit-flip-divisor": first_legal,
+    "bitwise-battle": one_move_ahead(_appended, _battle_outcome, _bits_to_append),
+    "bit-flip-divisor": one_move_ahead(_flipped, _divisor_outcome, _zeros),
 }
 
 
@@ -143,7 +212,7 @@ class Bot:
                 for event in self.api.stream("/stream/event"):
                     wait = 1.0
                     self.on_event(event)
-            except (OSError, RuntimeError, http.client.HTTPException) as error:
+            except (OSError, RuntimeError, ValueError, http.client.HTTPException) as error:
                 log.warning("event stream lost (%s): again in %.0f s", error, wait)
             if not self.stopping.wait(wait):
                 wait = min(wait * 2, 30.0)
@@ -179,7 +248,7 @@ class Bot:
                 try:
                     if self.follow(game_id, STRATEGIES.get(slug, first_legal), seat):
                         return
-                except (OSError, RuntimeError, http.client.HTTPException) as error:
+                except (OSError, RuntimeError, ValueError, http.client.HTTPException) as error:
                     log.warning("game %s: stream lost (%s)", game_id, error)
                 self.stopping.wait(1.0)  # then the game's stream again, from its full state
         finally:

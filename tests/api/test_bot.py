@@ -3,6 +3,7 @@ against a player using the API, and two copies of it play each other to the end.
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,13 +36,17 @@ def start_bot(base: str, name: str, artifacts: Path) -> tuple[subprocess.Popen, 
     return process, log
 
 
-def stop(process: subprocess.Popen, log) -> None:
-    process.terminate()
+def stop(process: subprocess.Popen, log) -> int | None:
+    """Ctrl-C, as its README says to stop it; its exit status (None: it had to be killed)."""
+    process.send_signal(signal.SIGINT)
     try:
-        process.wait(10)
+        return process.wait(10)
     except subprocess.TimeoutExpired:
         process.kill()
-    log.close()
+        process.wait()
+        return None
+    finally:
+        log.close()
 
 
 def test_the_example_bot_accepts_and_plays_a_whole_game(live_server_url, artifacts):
@@ -78,7 +83,9 @@ def test_the_example_bot_accepts_and_plays_a_whole_game(live_server_url, artifac
         # Bit Flip by symmetry, second to move against an opening on the edge: the bot wins.
         assert match.seat_user_id(match.seat_of_player(match.winner)) == match.seat2_user_id
     finally:
-        stop(process, log)
+        stopped = stop(process, log)
+    assert stopped == 0, "Ctrl-C did not stop the bot cleanly"
+    assert "stopped" in (artifacts / "bot-bitbot.log").read_text()
 
 
 def test_two_bots_play_each_other(live_server_url, artifacts):
@@ -101,5 +108,5 @@ def test_two_bots_play_each_other(live_server_url, artifacts):
         assert match.winner is not None and match.ply >= 1
         assert {match.seat1_user.username, match.seat2_user.username} == {"robo", "droid"}
     finally:
-        stop(first, first_log)
-        stop(second, second_log)
+        stopped = [stop(first, first_log), stop(second, second_log)]
+    assert stopped == [0, 0], "Ctrl-C did not stop a bot cleanly"

@@ -56,10 +56,12 @@ def test_the_page_has_examples_of_every_kind():
 def test_every_curl_example_runs(live_server_url):
     assert shutil.which("curl"), "curl is needed (.ci/run installs it)"
     base = live_server_url
-    me, other = account("ada"), account("bob")
+    me, other, third = account("ada"), account("bob"), account("cy")
     token, other_token = token_for(me), token_for(other)
-    # A challenge bob sent, and a game of ada's in which she moves first.
+    # A challenge bob sent, one cy sent, and a game of ada's in which she moves first.
     status, challenge = call(base, "POST", "/challenges/ada", other_token, {"game": "bit-flip"})
+    assert status == 200
+    status, declined = call(base, "POST", "/challenges/ada", token_for(third), {"game": "bit-flip"})
     assert status == 200
     status, game = call(base, "POST", "/challenges/bob", token, {"game": "bit-flip", "first": "me"})
     assert status == 200
@@ -71,6 +73,7 @@ def test_every_curl_example_runs(live_server_url):
         "TOKEN": token,
         "PLAYER": "bob",
         "CHALLENGE": challenge["id"],
+        "OTHER": declined["id"],
         "GAME": started["game_id"],
     }
     for block in blocks():
@@ -82,7 +85,12 @@ def test_every_curl_example_runs(live_server_url):
         assert objects(done.stdout), block
     # They did what the page says.
     assert Challenge.objects.get(public_id=challenge["id"]).status == Challenge.Status.ACCEPTED
+    said_no = Challenge.objects.get(public_id=declined["id"])
+    assert (said_no.status, said_no.reason) == (Challenge.Status.DECLINED, "later")
+    opened = Match.objects.get(game="last-bit-standing")
+    assert opened.seat1_user == me and opened.status == Match.Status.WAITING
     assert Challenge.objects.filter(challenger=me, challenged=other, status="open").exists()
     played = Match.objects.get(public_id=started["game_id"])
-    assert played.status == Match.Status.FINISHED
+    assert played.status == Match.Status.FINISHED and played.ending == Match.Ending.ABORTED
+    assert played.draw_offer is None
     assert list(played.moves.values_list("text", flat=True)) == ["4 5"]

@@ -49,6 +49,14 @@ def test_a_players_profile_ratings_and_games_are_public(ada_bob):
         ("/players/ada/games", {"page": "0"}, 400, "bad_page"),
         ("/players/ada/games", {"against": "nobody"}, 404, "not_found"),
         ("/games/nosuchgame", {}, 404, "not_found"),
+        # No operation has these addresses: the API's 404, not the site's page.
+        ("/nothing-here", {}, 404, "not_found"),
+        ("/players/a%2Fb", {}, 404, "not_found"),
+        ("/account/", {}, 404, "not_found"),
+        # Refused at the edge (bitsite/edge.py) before any view: the API's 400.
+        ("/players/%00", {}, 400, "invalid_request"),
+        ("/players/ada/games", {"game": "\x00"}, 400, "invalid_request"),
+        ("/players/" + "x" * 3000, {}, 400, "invalid_request"),
     ],
 )
 def test_bad_reads_are_json_errors(ada_bob, path, params, status, error):
@@ -56,6 +64,12 @@ def test_bad_reads_are_json_errors(ada_bob, path, params, status, error):
     assert answer.status_code == status
     assert answer.json()["error"] == error
     assert answer.json()["message"]
+
+
+def test_a_post_to_an_address_no_operation_has_is_the_apis_404(ada_bob):
+    answer = Api(token_for(ada_bob[0])).post("/games/a%2Fb/resign")
+    assert answer.status_code == 404  # not the CSRF check's 403 page
+    assert answer.json()["error"] == "not_found"
 
 
 def test_a_finished_games_export_has_its_verdicts_and_a_running_ones_not(ada_bob):
