@@ -18,6 +18,7 @@ import http.client
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 from urllib.parse import urlsplit
@@ -286,6 +287,10 @@ def main(argv=None) -> int:
         parser.error("give a token: --token or BITSITE_TOKEN")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stdout)
     bot = Bot(Api(args.url.rstrip("/"), args.token))
+    # Ctrl-C stops it, and so does a TERM (a service manager's stop), even when it was started
+    # from a shell that runs it in the background: such a shell makes it ignore SIGINT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         bot.run()
     except KeyboardInterrupt:
