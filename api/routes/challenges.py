@@ -79,9 +79,7 @@ def challenge_json(challenge: Challenge) -> dict:
         "time_control": challenge.time_control,
         "rated": challenge.rated,
         "first": challenge.first,
-        "status": "expired"
-        if challenge.status == Challenge.Status.OPEN and not challenge.is_open()
-        else challenge.status,
+        "status": challenge.shown_status,  # an open one past its time reads as expired
         "reason": challenge.reason or None,
         "created": challenge.created_at.isoformat(),
         "expires": challenge.expires_at.isoformat(),

@@ -13,7 +13,7 @@ from api.state import game_json
 from games.review import export_queryset
 from games.rules import GAMES
 from ratings.models import Rating
-from ratings.views import finished_games
+from ratings.views import between, finished_games
 
 router = Router(tags=["players"])
 
@@ -63,7 +63,7 @@ def player_games(request, username: str, filters: Query[GamesFilter]):
         matches = matches.filter(game=filters.game)
     if filters.against:
         other = player_or_404(filters.against)
-        matches = matches.filter(seat1_user__in=[user, other], seat2_user__in=[user, other])
+        matches = matches.filter(between(user, other))
     paginator = Paginator(export_queryset(matches), PER_PAGE)
     try:
         page = paginator.page(filters.page)
