@@ -28,7 +28,7 @@ from playwright.sync_api import expect
 
 from bitsite import runtime
 from games.rules import GAMES
-from tests.browser.helpers import SCRIPTS, create_match, join, play, wait_for_ply
+from tests.browser.helpers import SCRIPTS, Actions, create_match, join, play, wait_for_ply
 from tests.factories import make_match
 from tests.replays import long_last_bit_match, played
 from tests.servers import ROOT, server_env
@@ -109,6 +109,29 @@ def test_a_first_page_load_stays_under_40_kb_gzipped(made_like_make_run):
         report.append(f"{name}: {line}")
         assert total < FIRST_LOAD_LIMIT, report[-1]
     print("\n".join(report))
+
+
+def test_the_collected_scripts_are_minified_and_play_live(made_like_make_run, new_page):
+    """The scripts `make run` serves are the minified ones (bitsite/storage.py), and a
+    match plays on them: moves by frame on the socket, each seen live by the opponent."""
+    base = made_like_make_run
+    ada, bob = new_page(), new_page()
+    sent = Actions(ada)
+    url = create_match(ada, base, "last-bit-standing", name="Ada")
+    scripts = [s for s in assets(ada.content()) if "/site/" in s and s.endswith(".js")]
+    assert scripts, "the page names the site's script"
+    for script in scripts:
+        status, body, _ = fetch(base, script)
+        text = zlib.decompress(body, 16 + zlib.MAX_WBITS).decode()
+        assert status == 200 and "\n//" not in text and "// " not in text[:200], script
+    join(bob, url, name="Bob")
+    for ply, move in enumerate(["0", "1", "1"], start=1):
+        mover, other = (ada, bob) if ply % 2 else (bob, ada)
+        play(mover, "last-bit-standing", move)
+        wait_for_ply(other, ply)
+    assert sent.moves() == ["0", "1"] and not any(p.endswith("/move") for p in sent.posts)
+    for page in (ada, bob):
+        assert page.console_errors == []
 
 
 def first_load(base: str, path: str, cookie: str = "") -> tuple[int, str]:
