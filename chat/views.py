@@ -14,9 +14,9 @@ from chat.models import Room
 from chat.panel import render_panel
 from games import limits
 from games.http import see_other
+from games.limits import TOO_FAST
 from games.models import Match
 from games.rights import viewer_from_session
-from games.views import TOO_FAST
 
 
 def _answer(request, match, viewer, room, *, notice="", level="info", status=200, **extra):

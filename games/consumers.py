@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
 
-from games import boards, extras, play, presence
+from games import actions, boards, extras, limits, play, presence
 from games.live import (
     group_name,
     presence_changed,
@@ -40,10 +40,14 @@ from games.live import (
     spectators,
 )
 from games.models import Match
-from games.rights import SPECTATOR, Viewer, viewer_from_session
+from games.rights import SPECTATOR, Refused, Viewer, viewer_of
 from games.sockets import CLOSE_TOO_MANY, CLOSE_UNKNOWN, Shared, Socket
 
 snapshots = Shared()  # the boards sockets read as they open or sync, by match and kind
+
+# Before the board that answers a page's action (a comment: htmx swaps nothing for it):
+# the page knows its action was answered (static/site/site.js).
+ANSWER = "<!--answer-->"
 
 
 @dataclass
@@ -56,6 +60,7 @@ class Opened:
     seat: int | None
     was_online: bool
     listed: bool = False  # in the lobby: the watch page shows its spectators too
+    token: str | None = None  # the browser's secret, which names its seats (play.Actor)
 
 
 @dataclass
@@ -118,6 +123,50 @@ class MatchConsumer(Socket):
     async def sync(self) -> None:
         await self._send_snapshot(await self._shared_snapshot(Shared.step()))
 
+    # ---- a player's action, sent as a frame (games/actions.py; its POST does the same) ----
+
+    acts = frozenset(actions.ACTIONS)
+
+    async def act(self, frame: dict) -> None:
+        """Run the page's action through the write path in one thread hop (play.from_loop),
+        and answer this page with its board: the one the push drew for its kind, or the
+        current board with the refusal's sentence. The opponent's pages get the push."""
+        answer = await self._answer(frame)
+        if answer is None:  # the match was deleted
+            await self.close(code=CLOSE_UNKNOWN)
+            return
+        html, version = answer
+        if version < self.version:
+            html = ""  # a newer board is already shown: only the word that it was answered
+        else:
+            self.version = version  # its push, when it comes, is not sent again
+        await self.send(text_data=ANSWER + html)
+
+    async def _answer(self, frame: dict) -> tuple[str, int] | None:
+        if await presence.call(limits.socket_over_limit, self.scope, self.session_key, "move"):
+            return await database_sync_to_async(self._refused)(limits.TOO_FAST)
+        by = play.Actor(token=self.seen.token)
+        try:
+            match = await play.from_loop(
+                lambda: actions.perform(frame["type"], self.public_id, by, frame)
+            )
+        except Refused as refusal:
+            return await database_sync_to_async(self._refused)(refusal.message)
+        viewer = viewer_of(match, self.seen.token)
+        html = (getattr(match, "pushed", None) or {}).get(viewer.key)
+        if html is None:  # no push drew this kind's board (the presence store was away)
+            told = getattr(match, "told", None)
+            html = await database_sync_to_async(boards.render_board)(match, viewer, told=told)
+        return html, match.version
+
+    def _refused(self, message: str) -> tuple[str, int] | None:
+        """The current board, for this page's viewer, with the refusal's sentence."""
+        match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
+        if match is None:
+            return None
+        viewer = viewer_of(match, self.seen.token)
+        return boards.render_board(match, viewer, message=message), match.version
+
     # ---- pushes from the channel layer: forwarded, never rendered again -------------
 
     async def match_changed(self, event):
@@ -175,12 +224,14 @@ class MatchConsumer(Socket):
         if match is None:
             return None
         match = play.settle_time(match)  # a clock that ran out ends the match first
-        viewer = viewer_from_session(self.scope.get("session"), match)
+        session = self.scope.get("session")
+        token = session.get("token") if session is not None else None
+        viewer = viewer_of(match, token)
         humans = viewer.seats - {match.computer_seat}
         seat = min(humans) if match.mode == Match.Mode.FRIEND and len(humans) == 1 else None
         was_online = seat is not None and seat in (presence.online_seats(self.public_id) or ())
         presence.settle(self.membership, self.public_id, kind=viewer.key, seat=seat)
-        return Opened(viewer, match.mode, seat, was_online, match.listed)
+        return Opened(viewer, match.mode, seat, was_online, match.listed, token)
 
     @database_sync_to_async
     def _read_snapshot(self) -> Snapshot | None:

@@ -14,6 +14,7 @@ from games import rights
 # The HTTP status of each refusal of the write path (games/rights.py).
 REFUSAL_STATUS = {
     rights.NoSuchMatch: 404,
+    rights.NoBoard: 400,
     rights.NotAPlayer: 403,
     rights.NoHints: 403,
     rights.IllegalMove: 422,
@@ -29,9 +30,9 @@ def see_other(url: str) -> HttpResponseRedirect:
 
 
 def refusal_status(refusal: rights.Refused) -> int:
-    """403 for what this viewer may never do, 404 for no match, 422 for a move the rules
-    refuse, and 409 for what conflicts with the match as it is now (stale, not your turn,
-    over, not started, seats taken...)."""
+    """400 for a move without its ply, 403 for what this viewer may never do, 404 for no
+    match, 422 for a move the rules refuse, and 409 for what conflicts with the match as it
+    is now (stale, not your turn, over, not started, seats taken...)."""
     for kind, status in REFUSAL_STATUS.items():
         if isinstance(refusal, kind):
             return status

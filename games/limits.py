@@ -20,6 +20,8 @@ from django_ratelimit.core import get_usage
 
 from bitsite import redis_guard
 
+TOO_FAST = "That was faster than anyone plays: wait a few seconds, then try again."
+
 ACTIONS = ("create", "join", "move", "socket", "lobby", "analysis", "solve", "chat")
 
 
@@ -88,7 +90,9 @@ def over_limit(request, action: str, *, browser: str | None = None) -> bool:
     return retry_after(request, action, browser=browser) > 0
 
 
-def socket_over_limit(scope, session_key: str | None) -> bool:
-    """The same for a websocket that opens (its address from the ASGI scope)."""
+def socket_over_limit(scope, session_key: str | None, action: str = "socket") -> bool:
+    """The same for a websocket (its address from the ASGI scope): one that opens
+    (``socket``), or an action one sends as a frame (a move over the match's socket counts
+    against ``move`` as its POST does)."""
     client = scope.get("client") or ("", 0)
-    return _over(None, "socket", session_key, client[0] or "")
+    return _over(None, action, session_key, client[0] or "")

@@ -19,6 +19,7 @@ to draw) and changes nothing; the views map each type to an HTTP status.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import random
@@ -28,8 +29,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TypeVar
 
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from channels.db import database_sync_to_async
+from django.db import DatabaseError, IntegrityError, connection, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -52,6 +55,8 @@ from games.rules import get_game
 from games.rules.computer import LEVELS, choose_move
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,13 @@ class _Job:
 def _write(change: Callable[[], Match]) -> Match:
     """Run ``change`` in one transaction, then push what it changed. Refusals propagate."""
     if connection.vendor == "sqlite" and not connection.in_atomic_block:
+        handed = getattr(_current, "handed", None)
+        if handed is not None:
+            # On the writer, for the event loop (``from_loop``): the pushes go to the pusher
+            # like any write's, and the loop (not this thread) waits for them.
+            result, job = _transact(change)
+            handed.append(_pusher.submit(_on_pusher, job, live.server_loop()))
+            return result
         if getattr(_current, "role", None) is not None:
             # Asked from the writer's or the pusher's own thread (an app's receiver of
             # signals.match_changed runs on the pusher): queued behind the thread that asks,
@@ -149,6 +161,50 @@ def _on_writer(change, loop):
         raise
     # Queued from here, the pushes leave in the order of the commits.
     return result, _pusher.submit(_on_pusher, job, loop)
+
+
+async def from_loop(act: Callable[[], T]) -> T:
+    """Run ``act`` (a function that calls the write path: games/actions.py) from the
+    server's event loop, in one thread hop: on SQLite straight on the writer thread, whose
+    pushes go to the pusher as every write's do; on PostgreSQL on a thread of the loop's
+    pool (with a connection of its own: no queue behind one thread for every socket of the
+    process). Returns once the pushes of what it changed were sent (their boards on
+    ``match.pushed``); refusals propagate."""
+    loop = asyncio.get_running_loop()
+    if connections["default"].vendor != "sqlite":
+        return await database_sync_to_async(_returning_connection(act), thread_sensitive=False)()
+    result, handed = await asyncio.wrap_future(_writer.submit(_handed, act, loop))
+    for delivered in handed:  # in the order of the commits (one refusal may be raised)
+        await asyncio.wrap_future(delivered)
+    return result
+
+
+def _returning_connection(act: Callable[[], T]) -> Callable[[], T]:
+    """``act``, giving its thread's connection back to the pool as it ends. A thread of the
+    loop's pool lives as long as the loop: a connection it kept would be lost to the pool
+    with it. ``database_sync_to_async`` closes it too, unless its cleanup is turned off, as
+    Channels' test communicator does: each test's loop then took one connection with it,
+    and a worker's pool ran dry twenty tests later."""
+
+    def returning() -> T:
+        try:
+            return act()
+        finally:
+            connection.close()
+
+    return returning
+
+
+def _handed(act, loop):
+    _current.role, _current.handed = "writer", []
+    try:
+        with live.sending_to(loop):
+            return act(), _current.handed
+    except DatabaseError:
+        connection.close()  # the next write opens a fresh connection
+        raise
+    finally:
+        _current.handed = None
 
 
 def _on_pusher(job, loop):

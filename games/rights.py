@@ -52,6 +52,12 @@ class StaleBoard(Refused):
     default = "That board was out of date: here is the current position."
 
 
+class NoBoard(Refused):
+    """A move that does not say which position its player saw (games/actions.py)."""
+
+    default = "That move came without its board: here is the current one."
+
+
 class NotYourTurn(Refused):
     default = "It is not your turn."
 

@@ -21,9 +21,10 @@ the next, so that a storm of sockets costs the others as little as possible:
    for every socket that asks at the same time: ``Shared``), and a heartbeat runs every
    ``heartbeat_every`` seconds (``beat``) until the socket closes.
 
-A page sends nothing but an occasional ``{"type": "sync"}`` (show me what is current:
-``sync``), answered at most once every ``SYNC_EVERY`` seconds (more are answered
-together, once the time has come); anything else, or too much, closes the socket with a
+A page sends an occasional ``{"type": "sync"}`` (show me what is current: ``sync``),
+answered at most once every ``SYNC_EVERY`` seconds (more are answered together, once the
+time has come), and, on a page that acts over its socket (a match's: its moves), the
+frames of its ``acts`` (``act``); anything else, or too much, closes the socket with a
 code that says why. On close every step is undone in reverse (``left``, then the
 groups), however the connection ended: closed by either side, reset, or the socket's
 task cancelled by the server (daphne kills a handshake that takes too long, and an
@@ -43,7 +44,7 @@ Close codes (the page shows why):
     4409  too many pages of this match, or of bitsite, open in this browser (or, without
           a cookie, from this address)
     4413  a frame larger than 1 KB
-    4429  more than 20 frames in 10 seconds, or sockets opened faster than the rate limit
+    4429  more than 20 syncs in 10 seconds, or sockets opened faster than the rate limit
     4503  the server is busy or cannot reach its channel layer (Redis): the page tries
           again later
 """
@@ -150,12 +151,18 @@ class Socket(runtime.websocket_consumer()):
     async def sync(self) -> None:
         """The page asked for what is current (after sleeping, or missing a push)."""
 
+    acts: frozenset[str] = frozenset()  # the frame types a page may send besides sync
+
+    async def act(self, frame: dict) -> None:
+        """The page sent one of its ``acts`` (``frame["type"]``), with its fields."""
+
     async def left(self) -> None:
         """The socket closed: undo what ``admit`` did (before the groups are left)."""
 
     # ---- the steps, in order ---------------------------------------------------------------
 
     client: admission.Client | None = None
+    frames: deque[float] | None = None  # when its recent syncs came (``read_frame``)
     admitted = False  # counted in this process's share of its client's sockets
     joined: tuple[str, ...] = ()  # the groups it joined
     joined_at = 0  # when it had joined them (``Shared.step``)
@@ -174,7 +181,6 @@ class Socket(runtime.websocket_consumer()):
             await self.let_go()
 
     async def connect(self):
-        self.frames: deque[float] = deque()
         self.session_key = session_key(self.scope)
         client = admission.Client.of(self.session_key, (self.scope.get("client") or ("",))[0])
         if not admission.admit(client):
@@ -259,7 +265,11 @@ class Socket(runtime.websocket_consumer()):
             self.joined = ()
 
     async def receive(self, text_data=None, bytes_data=None):
-        if not await self.asks_to_sync(text_data, bytes_data):
+        frame = await self.read_frame(text_data, bytes_data)
+        if frame is None:
+            return
+        if frame["type"] != "sync":
+            await self.busy_if_pool_empty(self.act(frame))
             return
         if self.sync_task is not None and not self.sync_task.done():
             return  # a sync is already due: it answers this one too
@@ -298,30 +308,36 @@ class Socket(runtime.websocket_consumer()):
 
     # ---- helpers ---------------------------------------------------------------------------
 
-    async def asks_to_sync(self, text_data, bytes_data) -> bool:
-        """A page's frame: the only one it may send is ``{"type": "sync"}``. Anything else,
-        too much or too fast closes the socket with its reason."""
-        now = time.monotonic()
-        self.frames.append(now)
-        while self.frames and self.frames[0] < now - FLOOD_WINDOW:
-            self.frames.popleft()
-        if len(self.frames) > FLOOD_FRAMES:
-            await self.close(code=CLOSE_FLOOD)
-            return False
+    async def read_frame(self, text_data, bytes_data) -> dict | None:
+        """A page's frame, as a dict with its ``type``: ``sync``, or one of the page's
+        ``acts``. Anything else, or too large, closes the socket with its reason; so do
+        more than FLOOD_FRAMES syncs in FLOOD_WINDOW seconds (actions are counted by their
+        own rate limit, in ``act``, as their POSTs are)."""
         if bytes_data is not None or text_data is None:
             await self.close(code=CLOSE_UNEXPECTED)
-            return False
+            return None
         if len(text_data) > MAX_FRAME:
             await self.close(code=CLOSE_TOO_LARGE)
-            return False
+            return None
         try:
             frame = json.loads(text_data)
         except ValueError:
             frame = None
-        if not isinstance(frame, dict) or frame.get("type") != "sync":
+        kind = frame.get("type") if isinstance(frame, dict) else None
+        if kind != "sync" and (not isinstance(kind, str) or kind not in self.acts):
             await self.close(code=CLOSE_UNEXPECTED)
-            return False
-        return True
+            return None
+        if kind == "sync":
+            now = time.monotonic()
+            if self.frames is None:  # made on the first sync: most sockets never send one
+                self.frames = deque()
+            self.frames.append(now)
+            while self.frames and self.frames[0] < now - FLOOD_WINDOW:
+                self.frames.popleft()
+            if len(self.frames) > FLOOD_FRAMES:
+                await self.close(code=CLOSE_FLOOD)
+                return None
+        return frame
 
     async def leave_group(self, group: str) -> None:
         """Leave a group as the socket closes; if the layer does not answer, the group

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from games import limits, live, play
+from games import actions, limits, live, play
 from games.boards import board_context, render_board, render_notice, told_notice
 from games.browsers import (
     browser_key,
@@ -56,14 +56,13 @@ def limited(action: str, *, by_browser: bool = False):
     return decorate
 
 
-TOO_FAST = "That was faster than anyone plays: wait a few seconds, then try again."
-
-
 def too_fast(request, public_id: str | None = None):
     match = Match.objects.filter(public_id=public_id).first() if public_id else None
     if request.htmx and match is not None:
-        return _board(request, match, message=TOO_FAST, status=429)
-    return render(request, "too_fast.html", {"message": TOO_FAST, "match": match}, status=429)
+        return _board(request, match, message=limits.TOO_FAST, status=429)
+    return render(
+        request, "too_fast.html", {"message": limits.TOO_FAST, "match": match}, status=429
+    )
 
 
 def _match_or_404(public_id: str) -> Match:
@@ -245,22 +244,11 @@ def join(request, public_id):
 @require_POST
 @limited("move")
 def move(request, public_id):
-    text = request.POST.get("move", "")
-    ply = _int_or_none(request.POST.get("ply"))
-    if ply is None:
-        return _board(
-            request,
-            _match_or_404(public_id),
-            message="That move came without its board: here is the current one.",
-            status=400,
-        )
-    try:
-        match = play.submit_move(public_id, by=_actor(request), text=text, ply=ply)
-    except Refused as refusal:
-        return _refused(request, public_id, refusal)
-    if not request.htmx:  # without JavaScript the page cannot ask for the computer's reply
+    response = _acted(request, public_id, "move")
+    if response.status_code < 400 and not request.htmx:
+        # Without JavaScript the page cannot ask for the computer's reply.
         play.computer_move(public_id)
-    return _board(request, match, fresh=True)
+    return response
 
 
 @require_POST
@@ -276,11 +264,7 @@ def computer(request, public_id):
 @require_POST
 @limited("move")
 def resign(request, public_id):
-    try:
-        match = play.resign(public_id, by=_actor(request))
-    except Refused as refusal:
-        return _refused(request, public_id, refusal)
-    return _board(request, match, fresh=True)
+    return _acted(request, public_id, "resign")
 
 
 @require_POST
@@ -307,20 +291,14 @@ def toggle_hints(request, public_id):
     return _board(request, match, fresh=True)
 
 
-def _int_or_none(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
 # ---- draws, aborts and claims (games/play.py; what each viewer may do: games/rights.py) ----
 
 
-def _acted(request, public_id: str, act):
-    """Run one action of the write path for this browser; the board (or a redirect) after."""
+def _acted(request, public_id: str, name: str):
+    """Run the page's action ``name`` (games/actions.py: the same for a socket's frame)
+    for this browser with the form's fields; the board (or a redirect) after."""
     try:
-        match = act(_actor(request))
+        match = actions.perform(name, public_id, _actor(request), request.POST)
     except Refused as refusal:
         return _refused(request, public_id, refusal)
     return _board(request, match, fresh=True)
@@ -329,35 +307,28 @@ def _acted(request, public_id: str, act):
 @require_POST
 @limited("move")
 def offer_draw(request, public_id):
-    response = _acted(request, public_id, lambda by: play.offer_draw(public_id, by=by))
-    if response.status_code < 400:
-        answered = play.computer_answers_draw(public_id)  # against the computer: at once
-        if answered is not None:  # declined: told by the write path (``match.told``)
-            return _board(request, answered, fresh=True)
-    return response
+    return _acted(request, public_id, "offer_draw")
 
 
 @require_POST
 @limited("move")
 def answer_draw(request, public_id):
-    accept = request.POST.get("answer") == "accept"
-    return _acted(request, public_id, lambda by: play.answer_draw(public_id, by=by, accept=accept))
+    return _acted(request, public_id, "answer_draw")
 
 
 @require_POST
 @limited("move")
 def withdraw_draw(request, public_id):
-    return _acted(request, public_id, lambda by: play.withdraw_draw(public_id, by=by))
+    return _acted(request, public_id, "withdraw_draw")
 
 
 @require_POST
 @limited("move")
 def abort(request, public_id):
-    return _acted(request, public_id, lambda by: play.abort(public_id, by=by))
+    return _acted(request, public_id, "abort")
 
 
 @require_POST
 @limited("move")
 def claim(request, public_id):
-    win = request.POST.get("result") != "draw"
-    return _acted(request, public_id, lambda by: play.claim(public_id, by=by, win=win))
+    return _acted(request, public_id, "claim")

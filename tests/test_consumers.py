@@ -266,7 +266,8 @@ async def test_an_unknown_match_or_path_is_closed_with_4404(path):
     ("frame", "code"),
     [
         ({"text_data": "hello"}, 4400),
-        ({"text_data": '{"type": "move", "move": "1"}'}, 4400),
+        ({"text_data": '{"type": "rematch"}'}, 4400),  # an action a socket does not take
+        ({"text_data": '{"type": ["move"]}'}, 4400),
         ({"bytes_data": b"\x00\x01"}, 4400),
         ({"text_data": '{"type": "sync", "pad": "' + "x" * 5000 + '"}'}, 4413),
     ],
@@ -474,16 +475,16 @@ async def test_a_hints_toggle_while_the_socket_connects_wins_over_its_snapshot(m
     match, t1, _ = await database_sync_to_async(make_match)("bit-flip", mode="hotseat")
     cookie = await session_cookie(t1)
     client = client_with(cookie)
-    original = consumers.viewer_from_session
+    original = consumers.viewer_of
     toggled = []
 
-    def read_then_toggle(session, m):
-        viewer = original(session, m)
+    def read_then_toggle(m, token):
+        viewer = original(m, token)
         if not toggled:
             toggled.append(client.post(f"/m/{match.public_id}/hints", HTTP_HX_REQUEST="true"))
         return viewer
 
-    monkeypatch.setattr(consumers, "viewer_from_session", read_then_toggle)
+    monkeypatch.setattr(consumers, "viewer_of", read_then_toggle)
     communicator, _ = await connect(match.public_id, cookie=cookie)
     assert toggled and toggled[0].status_code == 200
     boards_sent = [await communicator.receive_from(timeout=10)]

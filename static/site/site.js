@@ -28,6 +28,34 @@
   document.addEventListener("htmx:afterSettle", absoluteLinks);
   document.addEventListener("htmx:wsAfterMessage", absoluteLinks);
 
+  // A choice a person made in a list (why they decline a challenge, say) survives a live
+  // redraw of that list: a push that lands while they are choosing redraws the same select
+  // with its first option, and the form would send what they did not pick. A form sent is
+  // done with: its choices are forgotten.
+  var chosen = {};
+  document.addEventListener("change", function (e) {
+    var el = e.target;
+    if (el && el.tagName === "SELECT" && el.id) chosen[el.id] = el.value;
+  });
+  function forget(e) {
+    var form = e.target && e.target.closest ? e.target.closest("form") : null;
+    if (!form) return;
+    form.querySelectorAll("select[id]").forEach(function (el) { delete chosen[el.id]; });
+  }
+  document.addEventListener("submit", forget);
+  document.addEventListener("htmx:beforeRequest", forget);
+  function choicesBack() {
+    Object.keys(chosen).forEach(function (id) {
+      var el = document.getElementById(id);
+      if (!el || el.tagName !== "SELECT") return;
+      if (Array.prototype.some.call(el.options, function (o) { return o.value === chosen[id]; })) {
+        el.value = chosen[id];
+      }
+    });
+  }
+  document.addEventListener("htmx:afterSwap", choicesBack);
+  document.addEventListener("htmx:wsAfterMessage", choicesBack);
+
   var socket = null;
   var retries = 0;
 
@@ -61,9 +89,53 @@
   document.addEventListener("htmx:wsOpen", function (e) {
     if (isInbox(e)) { inboxRetries = 0; inboxSocket = e.detail.socketWrapper; return; }
     socket = e.detail.socketWrapper;
+    live = true;
     retries = 0;
     showReconnecting(false);
   });
+
+  // A player's actions over the page's socket. With the socket open, a form of the match
+  // marked data-frame (a move, a draw offer, resign, a claim...) is sent as a frame on it,
+  // {"type": <data-frame>, <the form's fields>}, instead of as a request: the server runs
+  // the same action (games/actions.py) and answers this page with its board, the frame
+  // starting "<!--answer-->" (games/consumers.py). Without the socket (no JavaScript, or
+  // while it reconnects) the same form is POSTed. An action whose answer had not come when
+  // the socket dropped is sent again once the socket is back, if the first board it shows
+  // says it did not happen: a move whose position is still on the board (its ply, which the
+  // server checks too: a move that did arrive is refused, never played twice), any other
+  // action whose board has not changed since.
+  var live = false, unanswered = [], lost = [];
+  var ANSWER = "<!--answer-->";
+  function frameOf(e) {
+    var form = e.detail.elt, kind = form && form.getAttribute ? form.getAttribute("data-frame") : null;
+    var data = e.detail.requestConfig && e.detail.requestConfig.formData;
+    if (!kind || !data || !data.forEach) return null;
+    var frame = { type: kind };
+    data.forEach(function (value, name) {
+      if (name !== "csrfmiddlewaretoken" && typeof value === "string") frame[name] = value;
+    });
+    return frame;
+  }
+  function sendAction(frame) {
+    var b = document.getElementById("board");
+    unanswered.push({ frame: frame, version: version(b), ply: b ? b.getAttribute("data-ply") : null });
+    socket.send(JSON.stringify(frame));
+  }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var frame = live && socket ? frameOf(e) : null;
+    if (!frame) return;
+    e.preventDefault(); // not a request: the frame is the action
+    sendAction(frame);
+  });
+  function resendLost() {
+    var b = document.getElementById("board"), again = lost;
+    lost = [];
+    if (!b) return;
+    again.forEach(function (sent) {
+      var undone = sent.frame.type === "move" ? b.getAttribute("data-ply") === sent.ply : version(b) === sent.version;
+      if (undone) sendAction(sent.frame);
+    });
+  }
 
   // Why the server closed this page's socket for good (games/consumers.py).
   var refusals = {
@@ -76,6 +148,7 @@
 
   document.addEventListener("htmx:wsClose", function (e) {
     var code = e.detail.event.code;
+    if (!isInbox(e)) { live = false; lost = lost.concat(unanswered); unanswered = []; }
     if (isInbox(e)) { // no message on the page; a clean close or 4503 is retried quietly
       if (code < 4000 || code === 4503) {
         if ([1006, 1011, 1012, 1013].indexOf(code) < 0) {
@@ -114,7 +187,7 @@
     return found !== null && parseInt(found[1], 10) === version(document.getElementById("board"));
   }
   function askAgain() {
-    if (held && !pressing && requests === 0 && socket) {
+    if (held && !pressing && requests === 0 && unanswered.length === 0 && socket) {
       held = false;
       socket.send(JSON.stringify({ type: "sync" }));
     }
@@ -129,21 +202,37 @@
       setTimeout(function () { pressing = false; askAgain(); }, 0);
     }, true);
   });
-  document.addEventListener("htmx:beforeRequest", function () { requests++; });
+  document.addEventListener("htmx:beforeRequest", function (e) { if (!e.defaultPrevented) requests++; });
   document.addEventListener("htmx:afterRequest", function () {
     requests = Math.max(0, requests - 1);
     askAgain();
   });
 
+  var answered = false, reopened = false;
+  document.addEventListener("htmx:wsOpen", function (e) { if (!isInbox(e) && lost.length) reopened = true; });
   document.addEventListener("htmx:wsBeforeMessage", function (e) {
+    if (isInbox(e)) return;
+    answered = e.detail.message.indexOf(ANSWER) === 0;
+    if (answered) unanswered.shift(); // an answer is never held back: it ends the wait
     if (isStale(e.detail.message)) {
       e.preventDefault();
       return;
     }
-    if ((pressing || requests > 0) && sameVersion(e.detail.message)) {
+    if (!answered && (pressing || requests > 0 || unanswered.length > 0) && sameVersion(e.detail.message)) {
       e.preventDefault();
       held = true;
     }
+  });
+  document.addEventListener("htmx:wsAfterMessage", function (e) {
+    if (isInbox(e)) return;
+    if (answered) {
+      answered = false;
+      document.dispatchEvent(new CustomEvent("bitsite:answered"));
+      askAgain();
+    }
+    // The first board after the socket came back: what it shows tells whether the actions
+    // sent before it dropped happened.
+    if (reopened && /id="board"/.test(e.detail.message)) { reopened = false; resendLost(); }
   });
 
   // A finished match whose rematch has started takes its players there, once,
@@ -403,6 +492,7 @@
   // A form on its way (a move typed and sent) is done with, even if a push comes first.
   document.addEventListener("htmx:beforeRequest", function (e) { sending = formIds(e.detail.elt); });
   document.addEventListener("htmx:afterRequest", function () { sending = []; });
+  document.addEventListener("bitsite:answered", function () { sending = []; }); // by the socket
   function keep(e) {
     var b = board(), config = e && e.detail && e.detail.requestConfig;
     var sent = sending.concat(formIds(config && config.elt));

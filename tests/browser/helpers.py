@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 
@@ -96,7 +98,7 @@ def board_ply(page: Page) -> int:
     return int(page.locator("#board").get_attribute("data-ply"))
 
 
-def wait_for_ply(page: Page, ply: int, timeout: float = 5000) -> float:
+def wait_for_ply(page: Page, ply: int, timeout: float = 10000) -> float:
     """Wait until the page shows the board after ``ply`` moves; returns the seconds waited."""
     start = time.monotonic()
     expect(page.locator("#board")).to_have_attribute("data-ply", str(ply), timeout=timeout)
@@ -143,3 +145,35 @@ def sign_in(page: Page, base: str, username: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(re.compile(r"/accounts/games/$"))
     expect(page.locator(".account-nav .who")).to_have_text(username)
+
+
+class Actions:
+    """What a page sent as a player's actions: the frames on its match socket
+    (``frames``: the decoded JSON of each, syncs left out) and the POSTs to the match's
+    action addresses (``posts``: their paths). Start it before the page loads."""
+
+    def __init__(self, page: Page):
+        self.frames: list[dict] = []
+        self.posts: list[str] = []
+        page.on("websocket", self._socket)
+        page.on("request", self._request)
+
+    def _socket(self, ws) -> None:
+        if "/ws/m/" in ws.url:
+            ws.on("framesent", self._frame)
+
+    def _frame(self, payload) -> None:
+        try:
+            frame = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        if isinstance(frame, dict) and frame.get("type") != "sync":
+            self.frames.append(frame)
+
+    def _request(self, request) -> None:
+        path = urlsplit(request.url).path
+        if request.method == "POST" and path.startswith("/m/"):
+            self.posts.append(path)
+
+    def moves(self) -> list[str]:
+        return [f.get("move") for f in self.frames if f.get("type") == "move"]

@@ -109,6 +109,34 @@ def test_a_challenge_declined_with_a_reason_then_accepted(live_server_url, new_p
         assert page.console_errors == []
 
 
+def test_a_reason_chosen_survives_a_challenge_arriving_while_choosing(live_server_url, new_page):
+    """Bob picks why he declines Ada; Cleo's challenge arrives and redraws his lists before
+    he presses Decline: his pick is still the one sent, and the one Ada reads."""
+    base = live_server_url
+    ada_page, bob_page, cleo_page = new_page(), new_page(), new_page()
+    signed_in(ada_page, base, "ada")
+    signed_in(bob_page, base, "bob")
+    signed_in(cleo_page, base, "cleo")
+    challenge(ada_page, base, "bob")
+
+    bob_page.goto(f"{base}/challenges/")
+    wait_for_socket(bob_page)
+    received = bob_page.locator("#received")
+    expect(received).to_contain_text("ada challenges you")
+    received.get_by_label("Why you decline").select_option(label="That clock is too fast for me.")
+
+    challenge(cleo_page, base, "bob")
+    # The lists were redrawn live: Cleo's challenge is on them, under the pick.
+    expect(received).to_contain_text("cleo challenges you", timeout=LIVE)
+    ada_item = received.locator("li", has_text="ada challenges you")
+    expect(ada_item.get_by_label("Why you decline")).to_have_value("too_fast")
+    ada_item.get_by_role("button", name="Decline").click()
+    expect(ada_item).to_contain_text("You declined: That clock is too fast for me.")
+    expect(ada_page.locator("#sent")).to_contain_text(
+        "bob declined: \u201cThat clock is too fast for me.\u201d", timeout=LIVE
+    )
+
+
 def test_a_blocked_player_cannot_challenge_and_the_pages_fit_a_phone(
     live_server_url, new_page, artifacts
 ):

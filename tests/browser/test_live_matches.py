@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from games.models import Match, Move
 from tests.browser.helpers import (
     SCRIPTS,
+    Actions,
     board_ply,
     create_match,
     join,
@@ -31,6 +32,7 @@ pytestmark = pytest.mark.browser
 def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, artifacts):
     moves, winner = SCRIPTS[slug]
     ada, bob, eve = new_page(), new_page(viewport={"width": 360, "height": 780}), new_page()
+    sent = {1: Actions(ada), 2: Actions(bob)}
     url = create_match(ada, live_server_url, slug, name="Ada")
     expect(ada.locator("#share-url")).to_have_value(url)
     join(bob, url, name="Bob")
@@ -67,6 +69,9 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     match = Match.objects.get()
     assert match.winner == winner
     assert list(Move.objects.filter(match=match).values_list("text", flat=True)) == moves
+    # Every move went as a frame on the match's socket, none as a POST (games/actions.py).
+    assert sent[1].moves() == moves[0::2] and sent[2].moves() == moves[1::2]
+    assert not any(p.endswith("/move") for a in sent.values() for p in a.posts)
     (artifacts / f"live-{slug}-latency.json").write_text(json.dumps(latencies))
     # The opponent's board follows within a second (median over the match; the
     # 5 s wait above only keeps a loaded CI machine from failing on one slow push).

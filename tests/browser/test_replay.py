@@ -15,9 +15,9 @@ from tests.replays import BLUNDER_GAME, long_last_bit_match, played, seeded_move
 pytestmark = pytest.mark.browser
 
 
-def shown(page, ply: int) -> None:
+def shown(page, ply: int, timeout: float = 5000) -> None:
     """The replay shows ``ply``: the board, the slider and the highlighted move agree."""
-    expect(page.locator("#replay")).to_have_attribute("data-ply", str(ply))
+    expect(page.locator("#replay")).to_have_attribute("data-ply", str(ply), timeout=timeout)
     expect(page.locator("#replay-ply")).to_have_text(f"{ply:,}")
     expect(page.locator("#replay-slider")).to_have_value(str(ply))
     current = page.locator("#replay-moves li.current")
@@ -130,7 +130,7 @@ def test_a_long_match_replays_a_window_at_a_time(live_server_url, new_page, arti
     here = 10_050 + FULL
     for _ in range(5):
         page.keyboard.press("ArrowRight")
-    shown(page, here + 5)
+    shown(page, here + 5, timeout=15000)  # five round trips, on two busy cores
     page.keyboard.press("End")
     shown(page, 20_001)
     expect(page.locator("#replay-verdict")).to_have_text("loses at once: a blunder")
