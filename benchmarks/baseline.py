@@ -15,16 +15,28 @@ Websockets:
 
     /ws/bench/echo/            sends back every text frame
     /ws/bench/group/<key>/     joins the group of ``<key>`` and forwards its messages as text
+    /ws/bench/move/<key>/      the bare websocket move: joins the group of ``<key>``; each
+                               text frame ``{"seq": N}`` is one INSERT (one thread hop,
+                               ``database_sync_to_async``), then one group send to the
+                               group, and an answer to the sender: ``<!--answer-->N``
 
 The views are plain sync function views, like the site's, so both pay the same
-ASGI thread hop; the consumers are async, like the site's. ``bench_row`` is made
+ASGI thread hop; the consumers are async, like the site's. The bare websocket move
+mirrors a move sent over the match's socket (games/consumers.py ``act``): the write in
+one hop off the event loop, then a push to the group (the other socket of the pair gets
+``N``, as an opponent gets the board) and the mover answered on its own socket with the
+site's answer marker (``games.consumers.ANSWER``); its own copy of the group message is
+not sent again, as the site's page does not get its own move's push twice. ``bench_row`` is made
 by the benchmark (``benchmarks.fixtures prepare``) with ``CREATE TABLE IF NOT
 EXISTS``: no model, no migration, and nothing of it in production.
 """
 
 from __future__ import annotations
 
+import json
+
 from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
@@ -34,6 +46,10 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 TABLE = "bench_row"
+# The site's answer marker (games.consumers.ANSWER; a test checks they agree): imported
+# from there, it would load the site's models before benchmarks/asgi.py has set Django up.
+ANSWER = "<!--answer-->"
+CLOSE_UNEXPECTED = 4400  # the site's code for a frame it does not expect (games/sockets.py)
 
 
 def group_name(key: str) -> str:
@@ -48,6 +64,12 @@ def create_table_sql(vendor: str) -> str:
     )
 
 
+def insert_row(key: str, seq: int) -> None:
+    """The bare write: one INSERT in its own transaction."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {TABLE} (key, seq) VALUES (%s, %s)", [key, seq])
+
+
 @require_GET
 def bare_get(request):
     return HttpResponse(b"ok", content_type="text/plain")
@@ -59,8 +81,7 @@ def bare_insert(request, key):
     seq = request.POST.get("seq", "")
     if not seq.isdigit() or len(key) > 40:
         return HttpResponse(b"bad seq", status=400, content_type="text/plain")
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {TABLE} (key, seq) VALUES (%s, %s)", [key, int(seq)])
+    insert_row(key, int(seq))
     async_to_sync(get_channel_layer().group_send)(
         group_name(key), {"type": "bench.push", "text": seq}
     )
@@ -85,6 +106,39 @@ class GroupConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=event["text"])
 
 
+class MoveConsumer(GroupConsumer):
+    """The bare websocket move: a frame ``{"seq": N}`` is one INSERT in one thread hop,
+    one group send (the pair's other socket receives ``N``) and the sender's answer
+    (``<!--answer-->N``). Anything else closes the socket with 4400."""
+
+    async def connect(self):
+        self.key = self.scope["url_route"]["kwargs"]["key"]
+        if len(self.key) > 40:
+            await self.close(code=CLOSE_UNEXPECTED)
+            return
+        await super().connect()
+
+    async def receive(self, text_data=None, bytes_data=None):
+        try:
+            seq = json.loads(text_data)["seq"]
+        except (TypeError, ValueError, KeyError):
+            seq = None
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            await self.close(code=CLOSE_UNEXPECTED)
+            return
+        await database_sync_to_async(insert_row)(self.key, seq)
+        text = str(seq)
+        await self.channel_layer.group_send(
+            self.group, {"type": "bench.push", "text": text, "sender": self.channel_name}
+        )
+        await self.send(text_data=ANSWER + text)
+
+    async def bench_push(self, event):
+        if event.get("sender") == self.channel_name:
+            return  # answered on this socket already
+        await self.send(text_data=event["text"])
+
+
 urlpatterns = [
     path("get", bare_get, name="bench-get"),
     path("insert/<str:key>", bare_insert, name="bench-insert"),
@@ -93,4 +147,5 @@ urlpatterns = [
 websocket_urlpatterns = [
     path("ws/bench/echo/", EchoConsumer.as_asgi()),
     path("ws/bench/group/<str:key>/", GroupConsumer.as_asgi()),
+    path("ws/bench/move/<str:key>/", MoveConsumer.as_asgi()),
 ]

@@ -17,6 +17,21 @@ receive the push. Two kinds share the timing code:
   "move" POSTs ``seq`` to ``/bench/insert/<key>`` (one INSERT, one group send) and
   is timed to the other socket receiving ``seq``.
 
+A match's move goes one of two ways (``Via``), as the match page sends it: POSTed
+(above), or as a frame on the mover's own match websocket,
+``{"type": "move", "move": ..., "ply": ...}`` (games/consumers.py ``act``). A frame is
+timed the same way, from sending it to the opponent's socket receiving the board of
+the new ply; the server also answers the mover on its socket with ``<!--answer-->``
+and the mover's board, which is waited for (``Socket.expect_answer``) and checked: an
+answer still at the old ply is a refusal (a stale ply, the rate limit, an illegal
+move) and counts as an error, never as a move. Answers are kept apart from pushes:
+they never resolve a push's waiter. ``via(pairs, Via.SOCKET)`` gives the same pairs
+moving by frame, so both ways run on the same matches and sockets. The bare
+counterpart is ``BarePair(frames=True)``: two sockets on ``/ws/bench/move/<key>/``;
+a "move" is the frame ``{"seq": N}`` on one (one INSERT in one thread hop, one group
+send), timed to the other receiving ``N``, and its sender answered with
+``<!--answer-->N``.
+
 Both can carry more sockets that receive every push: a match's spectators (no
 session cookie), a bare group's extra listeners. A move waits for all of them;
 their arrival times go in ``Outcome.extra``, and ``moves_result`` reports the
@@ -43,21 +58,36 @@ connecting to their first board.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import random
 import re
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import aiohttp
 
 from games.rules import get_game
 
 PLY_RE = re.compile(r'data-ply="(\d+)"')
+NOTICE_RE = re.compile(r'id="message">(.*?)</p>', re.S)  # a board's notice: a refusal's words
 CSRF_HEADER_RE = re.compile(r'"X-CSRFToken":\s*"([^"]+)"')
 PUSH_TIMEOUT = 30.0
 HTTP_TIMEOUT = 60.0
+# What starts the frame that answers a page's own action (games.consumers.ANSWER; the
+# bare websocket move answers with it too): never a push.
+ANSWER = "<!--answer-->"
+REFUSED = "move refused"  # how an answered but refused move's error starts
+
+
+class Via(StrEnum):
+    """How a match's move is sent: POSTed to /m/<id>/move, or as a frame on the socket."""
+
+    POST = "post"
+    SOCKET = "socket"
 
 
 def now() -> float:
@@ -111,7 +141,11 @@ def summarize(latencies: list[float]) -> dict:
 
 
 class Socket:
-    """A websocket whose reader resolves waiters on the sequence number it sees."""
+    """A websocket whose reader resolves waiters on the sequence number it sees.
+
+    A frame that starts with ``ANSWER`` answers this socket's own action: it never counts
+    as a push (``seen``, ``wait_for``); it resolves the oldest ``expect_answer`` future
+    with (arrival time, the text after the marker), or waits in ``answers`` for one."""
 
     def __init__(self, ws: aiohttp.ClientWebSocketResponse, parse: Callable[[str], int | None]):
         self.ws = ws
@@ -119,6 +153,8 @@ class Socket:
         self.seen = -1
         self.frames = 0
         self.waiters: dict[int, asyncio.Future] = {}
+        self.answers: deque[tuple[float, str]] = deque()  # answers no one took yet
+        self.answer_waiters: deque[asyncio.Future] = deque()
         self.first = asyncio.get_running_loop().create_future()
         self.closed_code: int | None = None
         self.last_text = ""  # the last frame it received
@@ -132,6 +168,9 @@ class Socket:
                 arrived = now()
                 self.frames += 1
                 self.last_text = msg.data
+                if msg.data.startswith(ANSWER):
+                    self._answered(arrived, msg.data[len(ANSWER) :])
+                    continue
                 seq = self.parse(msg.data)
                 if seq is None:
                     continue
@@ -146,11 +185,31 @@ class Socket:
         finally:
             self.closed_code = self.ws.close_code
             error = ConnectionError(f"websocket closed (code {self.ws.close_code})")
-            for waiter in self.waiters.values():
+            for waiter in [*self.waiters.values(), *self.answer_waiters]:
                 if not waiter.done():
                     waiter.set_exception(error)
             if not self.first.done():
                 self.first.set_exception(error)
+
+    def _answered(self, arrived: float, text: str) -> None:
+        while self.answer_waiters:
+            waiter = self.answer_waiters.popleft()
+            if not waiter.done():  # not cancelled (a move that gave up on it)
+                waiter.set_result((arrived, text))
+                return
+        self.answers.append((arrived, text))
+
+    def expect_answer(self) -> asyncio.Future:
+        """A future for the next answer to this socket's action: (arrival time, the text
+        after the marker). Answers that came before and were never taken are dropped: a
+        move expects the answer to the frame it is about to send."""
+        fut = asyncio.get_running_loop().create_future()
+        self.answers.clear()
+        if self.task.done():
+            fut.set_exception(ConnectionError(f"websocket closed (code {self.closed_code})"))
+        else:
+            self.answer_waiters.append(fut)
+        return fut
 
     def wait_for(self, seq: int) -> asyncio.Future:
         """A future for the arrival time of ``seq`` (already resolved if it came)."""
@@ -309,16 +368,61 @@ class MatchPair:
         going_on = [m for m in legal if self.game.play(self.pos, m).result is None]
         return self.rng.choice(going_on or legal)
 
-    async def move(self, scheduled: float) -> Outcome:
+    async def move(self, scheduled: float, via: Via = Via.POST) -> Outcome:
+        """One move of the player to move: POSTed, or as a frame on their socket (``via``);
+        timed from sending it to the opponent's socket receiving the board of its ply."""
         seat = self._mover()
         opponent = 3 - seat
         text = self._choose()
         ply = self.pos.ply
-        target = self.targets[seat]
         push = self.sockets[opponent].wait_for(ply + 1)
         extra = [s.wait_for(ply + 1) for s in self.spectators]
-        sent = now()
-        out = Outcome(scheduled=scheduled, sent=sent)
+        if via == Via.SOCKET:
+            answer = self.sockets[seat].expect_answer()
+            out = Outcome(scheduled=scheduled, sent=now())
+            await self._send_frame(seat, text, ply, answer, out)
+            pending = [push, *extra, answer]
+        else:
+            out = Outcome(scheduled=scheduled, sent=now())
+            await self._post(seat, text, ply, out)
+            pending = [push, *extra]
+        if not out.error:
+            self.pos = self.game.play(self.pos, text)
+            try:
+                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+                for fut in extra:
+                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
+            except (TimeoutError, ConnectionError) as error:
+                out.error = f"push missing: {type(error).__name__}"
+        for fut in pending:
+            if not fut.done():
+                fut.cancel()
+        return out
+
+    async def _send_frame(self, seat: int, text: str, ply: int, answer, out: Outcome) -> None:
+        """The move as the page sends it over its socket, and its answer checked: the
+        mover's board at the new ply (a board still at ``ply`` says why it was refused)."""
+        frame = json.dumps({"type": "move", "move": text, "ply": ply})
+        try:
+            await self.sockets[seat].ws.send_str(frame)
+        except Exception as error:
+            out.error = f"frame failed: {type(error).__name__}"
+            return
+        try:
+            out.answered, body = await asyncio.wait_for(answer, PUSH_TIMEOUT)
+        except (TimeoutError, ConnectionError) as error:
+            out.error = f"answer missing: {type(error).__name__}"
+            return
+        # A refusal answers with the current board and its sentence: the board may show
+        # ply + 1 all the same (a stale frame for a ply already played), so the notice
+        # decides as much as the ply does.
+        notice = NOTICE_RE.search(body)
+        if notice or parse_ply(body) != ply + 1:
+            words = re.sub(r"<[^>]+>", "", notice.group(1)).strip()[:80] if notice else ""
+            out.error = f"{REFUSED}: {words or 'its answer shows another ply'}"
+
+    async def _post(self, seat: int, text: str, ply: int, out: Outcome) -> None:
+        target = self.targets[seat]
         headers = {
             "Cookie": self.cookies[seat],
             "X-CSRFToken": self.csrf[seat],
@@ -340,18 +444,6 @@ class MatchPair:
                     out.error = "answer shows the wrong ply"
         except Exception as error:
             out.error = f"POST failed: {type(error).__name__}"
-        if not out.error:
-            self.pos = self.game.play(self.pos, text)
-            try:
-                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
-                for fut in extra:
-                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
-            except (TimeoutError, ConnectionError) as error:
-                out.error = f"push missing: {type(error).__name__}"
-        for fut in [push, *extra]:
-            if not fut.done():
-                fut.cancel()
-        return out
 
     async def close(self) -> None:
         await asyncio.gather(
@@ -360,24 +452,45 @@ class MatchPair:
         )
 
 
+class Moving:
+    """A match pair that moves one way (``Via``): what the open and closed loops drive."""
+
+    def __init__(self, pair: MatchPair, how: Via):
+        self.pair = pair
+        self.how = how
+
+    async def move(self, scheduled: float) -> Outcome:
+        return await self.pair.move(scheduled, via=self.how)
+
+
+def via(pairs: list[MatchPair], how: Via) -> list[Moving]:
+    """The same pairs (their matches and sockets), moving ``how``."""
+    return [Moving(pair, how) for pair in pairs]
+
+
 class BarePair:
     """The baseline: two bare group sockets; a move is one bare insert + group send.
 
     ``listeners``: that many more bare sockets in the same group (the fan-out baseline,
     the bare counterpart of a match's spectators); their arrival times go in
-    ``Outcome.extra`` as the spectators' do."""
+    ``Outcome.extra`` as the spectators' do. ``frames``: the bare websocket move instead,
+    two sockets on /ws/bench/move/<key>/ and a move sent as a frame ``{"seq": N}`` on one
+    of them (one INSERT in one thread hop, one group send), its answer waited for."""
 
-    def __init__(self, client: Client, key: str, targets: dict[int, Target]):
+    def __init__(
+        self, client: Client, key: str, targets: dict[int, Target], *, frames: bool = False
+    ):
         self.client = client
         self.key = key
         self.targets = targets
+        self.frames = frames
         self.sockets: dict[int, Socket] = {}
         self.listeners: list[Socket] = []
         self.seq = 0
 
     @property
     def path(self) -> str:
-        return f"/ws/bench/group/{self.key}/"
+        return f"/ws/bench/{'move' if self.frames else 'group'}/{self.key}/"
 
     async def open(self, listeners: int = 0) -> None:
         for side in (1, 2):
@@ -398,8 +511,26 @@ class BarePair:
         other = 3 - side
         push = self.sockets[other].wait_for(self.seq)
         extra = [s.wait_for(self.seq) for s in self.listeners]
+        answer = self.sockets[side].expect_answer() if self.frames else None
         sent = now()
         out = Outcome(scheduled=scheduled, sent=sent)
+        if answer is not None:
+            await self._send_frame(side, answer, out)
+        else:
+            await self._post(side, out)
+        if not out.error:
+            try:
+                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+                for fut in extra:
+                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
+            except (TimeoutError, ConnectionError) as error:
+                out.error = f"push missing: {type(error).__name__}"
+        for fut in [push, *extra, *([answer] if answer is not None else [])]:
+            if not fut.done():
+                fut.cancel()
+        return out
+
+    async def _post(self, side: int, out: Outcome) -> None:
         target = self.targets[side]
         try:
             async with self.client.session.post(
@@ -413,17 +544,20 @@ class BarePair:
                     out.error = f"HTTP {r.status}"
         except Exception as error:
             out.error = f"POST failed: {type(error).__name__}"
-        if not out.error:
-            try:
-                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
-                for fut in extra:
-                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
-            except (TimeoutError, ConnectionError) as error:
-                out.error = f"push missing: {type(error).__name__}"
-        for fut in [push, *extra]:
-            if not fut.done():
-                fut.cancel()
-        return out
+
+    async def _send_frame(self, side: int, answer, out: Outcome) -> None:
+        try:
+            await self.sockets[side].ws.send_str(json.dumps({"seq": self.seq}))
+        except Exception as error:
+            out.error = f"frame failed: {type(error).__name__}"
+            return
+        try:
+            out.answered, body = await asyncio.wait_for(answer, PUSH_TIMEOUT)
+        except (TimeoutError, ConnectionError) as error:
+            out.error = f"answer missing: {type(error).__name__}"
+            return
+        if parse_seq(body) != self.seq:
+            out.error = f"{REFUSED}: its answer is not its seq"
 
     async def close(self) -> None:
         await asyncio.gather(
@@ -466,7 +600,9 @@ def moves_result(outcomes: list[Outcome], seconds: float) -> dict:
     result.update(
         moves=len(ok),
         sent=len(outcomes),
+        answered=sum(1 for o in ok if o.answered is not None),
         errors=len(errors),
+        refused=sum(1 for e in errors if e.startswith(REFUSED)),
         error_kinds=sorted(set(errors)),
         late=sum(o.late for o in outcomes),
         seconds=seconds,

@@ -3,7 +3,9 @@
     python -m benchmarks.profile benchmarks/results/raw/profile-n100-moves.txt [--top 25]
 
 py-spy is attached by ``python -m benchmarks.run --profile`` to the daphne
-process during the N = 100 runs (``--threads --nonblocking``, 200 samples/s).
+process during the N = 100 runs (``--threads --nonblocking``, 200 samples/s), one
+recording for each row: our move POSTed (``*-moves``), the bare insert (``*-baseline``),
+our move sent on the socket (``*-socket``) and the bare ws move (``*-bare_socket``).
 This prints, per thread, its share of the samples, then the functions with the
 largest inclusive share (the time spent in them and what they call) and the
 largest self share; ``--grep`` keeps only frames whose text contains a word
@@ -55,12 +57,15 @@ IDLE_LEAVES = (
 )
 # Who: the first of these found anywhere in a sample's stack says whose work it is.
 WHO = (
-    ("MatchConsumer", "our websocket consumer (forwarding, snapshots, presence)"),
-    ("(games/views.py", "our move view"),
-    # The SQLite writer's thread (the move's transaction), then the pusher's (the push's
-    # read and renders, in the order of the commits).
+    # The SQLite writer's thread (the move's transaction: a POSTed move's ``_on_writer``, a
+    # socket action's ``_handed``, games/play.py ``from_loop``), then the pusher's (the
+    # push's read and renders, in the order of the commits). First: a socket action's job
+    # on the writer is a lambda of the consumer's, and is the write path's time all the same.
     ("_on_writer (", "our write path (the SQLite writer thread)"),
+    ("_handed (", "our write path (the SQLite writer thread)"),
     ("_on_pusher (", "our push (the pusher thread)"),
+    ("MatchConsumer", "our websocket consumer (forwarding, snapshots, presence, move frames)"),
+    ("(games/views.py", "our move view"),
     ("(games/", "our other code"),
     ("(benchmarks/baseline.py", "the bare baseline"),
     ("(django/", "Django's request handling (middleware, sessions, CSRF)"),

@@ -12,6 +12,14 @@ TARGETS = {
     "same concurrency",
     "length": "Last Bit Standing at 100,000 plies: last 1,000 plies <= 1.2x the first 1,000",
     "idle": "2,000 idle sockets on one process: the N = 100 latency target still holds",
+    "socket_latency": "move sent on the socket at N = 100: p50 <= 1.2x and p99 <= 1.5x the "
+    "bare ws move (a frame: one INSERT in one thread hop, one group send)",
+    "socket_throughput": "closed-loop socket moves/s at N = 100 >= 0.7x the bare ws move's at "
+    "the same concurrency",
+    "socket_latency_500": "the same socket latency target at N = 500",
+    "socket_throughput_500": "the same socket throughput target at N = 500",
+    "socket_idle": "2,000 idle sockets on one process: the N = 100 socket latency target still "
+    "holds",
     "scale": "two processes >= 1.5x one process, in moves per second",
     "fanout": "fan-out to 300 spectators: p99 <= 2x the bare fan-out",
     "api_streams": "200 open API game streams receive a move within 2x the time 200 match "
@@ -59,10 +67,46 @@ def reference_n(results: dict) -> str | None:
     return "100" if "100" in ns else max(ns, key=int)
 
 
-def latency_ratios(run: dict) -> dict:
+def latency_ratios(run: dict, ours: str = "moves", bare: str = "baseline") -> dict:
     return {
-        "p50": _ratio(run["moves"]["p50_ms"], run["baseline"]["p50_ms"]),
-        "p99": _ratio(run["moves"]["p99_ms"], run["baseline"]["p99_ms"]),
+        "p50": _ratio(run[ours]["p50_ms"], run[bare]["p50_ms"]),
+        "p99": _ratio(run[ours]["p99_ms"], run[bare]["p99_ms"]),
+    }
+
+
+# The socket path's rows (benchmarks/run.py ROWS): ours, its bare counterpart; their limits.
+SOCKET_P50, SOCKET_P99, SOCKET_THROUGHPUT = 1.2, 1.5, 0.7
+
+
+def has_socket_rows(run: dict) -> bool:
+    """A run that measured the socket path (runs before it did not)."""
+    return "socket" in run and "bare_socket" in run
+
+
+def socket_latency_target(run: dict, n: int) -> dict:
+    r = latency_ratios(run, "socket", "bare_socket")
+    return {
+        "n": n,
+        "p50_ms": run["socket"]["p50_ms"],
+        "p99_ms": run["socket"]["p99_ms"],
+        "bare_p50_ms": run["bare_socket"]["p50_ms"],
+        "bare_p99_ms": run["bare_socket"]["p99_ms"],
+        "p50_ratio": r["p50"],
+        "p99_ratio": r["p99"],
+        "met": r["p50"] <= SOCKET_P50 and r["p99"] <= SOCKET_P99,
+    }
+
+
+def socket_throughput_target(run: dict, n: int) -> dict:
+    ours, bare = run["socket_max"]["moves_per_s"], run["bare_socket_max"]["moves_per_s"]
+    ratio = _ratio(ours, bare)
+    return {
+        "n": n,
+        "moves_per_s": ours,
+        "bare_per_s": bare,
+        "post_per_s": run["moves_max"]["moves_per_s"],
+        "ratio": ratio,
+        "met": ratio >= SOCKET_THROUGHPUT,
     }
 
 
@@ -89,6 +133,15 @@ def targets(results: dict) -> dict:
             "ratio": ratio,
             "met": ratio >= 0.6,
         }
+        if has_socket_rows(run):
+            out["socket_latency"] = socket_latency_target(run, int(ref))
+            if "socket_max" in run:
+                out["socket_throughput"] = socket_throughput_target(run, int(ref))
+    big = results.get("load", {}).get("500")
+    if big and ref != "500" and has_socket_rows(big):
+        out["socket_latency_500"] = socket_latency_target(big, 500)
+        if "socket_max" in big:
+            out["socket_throughput_500"] = socket_throughput_target(big, 500)
     if "length" in results:
         length = results["length"]
         # Judged on CPU time per move: the two windows are minutes apart on a shared machine.
@@ -107,6 +160,9 @@ def targets(results: dict) -> dict:
             "p99_ratio": r["p99"],
             "met": r["p50"] <= 1.5 and r["p99"] <= 2.0,
         }
+        if has_socket_rows(results["idle"]):
+            out["socket_idle"] = socket_latency_target(results["idle"], results["idle"]["n"])
+            out["socket_idle"]["idle"] = results["idle"]["idle"]
     scale = results.get("scale", {})
     if "two" in scale:
         one = scale["one"]["moves_max"]["moves_per_s"]
@@ -392,6 +448,17 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
                 f"{_f(t['floor_p50_ratio'], 2)}x)"
             )
         return text
+    if key in ("socket_latency", "socket_latency_500", "socket_idle"):
+        return (
+            f"p50 {_f(t['p50_ms'])} / {_f(t['bare_p50_ms'])} ms = {_f(t['p50_ratio'], 2)}x, "
+            f"p99 {_f(t['p99_ms'])} / {_f(t['bare_p99_ms'])} ms = {_f(t['p99_ratio'], 2)}x"
+            + (f" ({t['idle']:,} idle sockets)" if "idle" in t else f" (N = {t['n']})")
+        )
+    if key in ("socket_throughput", "socket_throughput_500"):
+        return (
+            f"{_f(t['moves_per_s'])} / {_f(t['bare_per_s'])} = {_f(t['ratio'], 2)}x "
+            f"(N = {t['n']}; POSTed moves {_f(t['post_per_s'])}/s)"
+        )
     if key == "throughput":
         return (
             f"{_f(t['moves_per_s'])} / {_f(t['bare_per_s'])} = {_f(t['ratio'], 2)}x "
@@ -590,7 +657,13 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
         for n, run in load.items():
             mv, bl = run["moves"], run["baseline"]
             r = latency_ratios(run)
-            for name, res, ratio in (("ours", mv, r), ("bare", bl, None)):
+            kinds = [("ours", mv, r), ("bare", bl, None)]
+            if has_socket_rows(run):
+                kinds += [
+                    ("ours, socket", run["socket"], latency_ratios(run, "socket", "bare_socket")),
+                    ("bare ws move", run["bare_socket"], None),
+                ]
+            for name, res, ratio in kinds:
                 rows.append(
                     [
                         n if name == "ours" else "",
@@ -611,7 +684,15 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
         out.append(
             (
                 "Latency, open loop: POST to the opponent's push (ms); bare = one INSERT + one "
-                "group send to a bare consumer, same schedule",
+                "group send to a bare consumer, same schedule"
+                + (
+                    "; ours, socket = the same moves sent as frames on the mover's socket, frame "
+                    "to the opponent's push (every one answered on the mover's socket), against "
+                    "the bare ws move (a frame: one INSERT in one thread hop, one group send); "
+                    "the four interleaved"
+                    if any(has_socket_rows(run) for run in load.values())
+                    else ""
+                ),
                 _grid(
                     [
                         "N",
@@ -633,7 +714,7 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 ),
             )
         )
-        rows = []
+        rows, socket_rows = [], []
         for n, run in load.items():
             mem = run["memory_kib"]
             peak = mem["end"]["VmHWM"]
@@ -662,6 +743,21 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                     _f((peak - mem["start"]["VmRSS"]) / run["sockets"]),
                 ]
             )
+            if "socket_max" in run:
+                sock, bws = run["socket_max"], run["bare_socket_max"]
+                socket_rows.append(
+                    [
+                        n,
+                        _f(sock["moves_per_s"]),
+                        _f(sock["p50_ms"]),
+                        _f(bws["moves_per_s"]),
+                        _f(bws["p50_ms"]),
+                        _f(_ratio(sock["moves_per_s"], bws["moves_per_s"]), 2) + "x",
+                        _f(_ratio(sock["moves_per_s"], run["moves_max"]["moves_per_s"]), 2) + "x",
+                        f"{sock['answered']} / {sock['moves']}",
+                        str(sock["errors"] + bws["errors"]),
+                    ]
+                )
         out.append(
             (
                 "Throughput, closed loop with N concurrent clients; memory of the server process",
@@ -685,6 +781,28 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 ),
             )
         )
+        if socket_rows:
+            out.append(
+                (
+                    "Throughput of the socket path, closed loop with N concurrent clients: "
+                    "moves sent as frames on the mover's socket, against the bare ws move",
+                    _grid(
+                        [
+                            "N",
+                            "socket moves/s",
+                            "socket move p50 ms",
+                            "bare ws moves/s",
+                            "bare ws p50 ms",
+                            "socket/bare ws",
+                            "socket/POST",
+                            "answered",
+                            "errors",
+                        ],
+                        socket_rows,
+                        markdown,
+                    ),
+                )
+            )
     fanout = results.get("fanout")
     if fanout:
         ours, bare = fanout_figures(fanout)
@@ -917,10 +1035,29 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 str(idle["moves"]["errors"] + idle["baseline"]["errors"]),
             ]
         ]
+        if has_socket_rows(idle):
+            rs = latency_ratios(idle, "socket", "bare_socket")
+            rows.append(
+                [
+                    "socket",
+                    "",
+                    "",
+                    "",
+                    "",
+                    _f(idle["socket"]["p50_ms"]),
+                    _f(idle["socket"]["p99_ms"]),
+                    _f(idle["bare_socket"]["p50_ms"]),
+                    _f(idle["bare_socket"]["p99_ms"]),
+                    _f(rs["p50"], 2) + "x",
+                    _f(rs["p99"], 2) + "x",
+                    str(idle["socket"]["errors"] + idle["bare_socket"]["errors"]),
+                ]
+            )
         out.append(
             (
                 "Idle websockets (spectators of idle matches) on the same process, then the "
-                "N-match latency run again",
+                "N-match latency run again (the socket row: moves sent on the socket, against "
+                "the bare ws move)",
                 _grid(
                     [
                         "N",
@@ -1037,33 +1174,34 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 results["idle"],
             )
         )
+    columns = (
+        ("moves", "our move (POST)"),
+        ("baseline", "bare insert + send"),
+        ("socket", "our move (socket)"),
+        ("bare_socket", "bare ws move"),
+    )
     for label, run in runs:
-        ours_prof = run.get("moves", {}).get("profile")
-        bare_prof = run.get("baseline", {}).get("profile")
-        if not (ours_prof and bare_prof):
+        profs = [
+            (title, run[key]["profile"])
+            for key, title in columns
+            if (run.get(key) or {}).get("profile")
+        ]
+        if len(profs) < 2:
             continue
         rows = []
         for key, by in (("who", "whose work"), ("what", "what work")):
-            names = list(dict.fromkeys([*ours_prof[key], *bare_prof[key]]))
+            names = list(dict.fromkeys(name for _, prof in profs for name in prof[key]))
             for name in names:
-                ours_ms = ours_prof[key].get(name, 0.0) * ours_prof["busy_ms_per_move"]
-                bare_ms = bare_prof[key].get(name, 0.0) * bare_prof["busy_ms_per_move"]
-                if max(ours_ms, bare_ms) < 0.1:
+                ms = [prof[key].get(name, 0.0) * prof["busy_ms_per_move"] for _, prof in profs]
+                if max(ms) < 0.1:
                     continue
-                rows.append([by, name, _f(ours_ms, 1), _f(bare_ms, 1)])
-            rows.append(
-                [
-                    "all",
-                    "",
-                    _f(ours_prof["busy_ms_per_move"], 1),
-                    _f(bare_prof["busy_ms_per_move"], 1),
-                ]
-            )
+                rows.append([by, name, *(_f(x, 1) for x in ms)])
+            rows.append(["all", "", *(_f(prof["busy_ms_per_move"], 1) for _, prof in profs)])
         out.append(
             (
                 f"Profile of the server (py-spy, {PROFILE_NOTE}), {label}, same schedule: "
                 "busy thread time per move, ms",
-                _grid(["by", "", "our move", "bare insert + send"], rows, markdown),
+                _grid(["by", "", *(title for title, _ in profs)], rows, markdown),
             )
         )
     hooks = results.get("hooks")
@@ -1128,6 +1266,17 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                 _grid(["", "target", "figure", ""], rows, markdown),
             )
         )
+    not_run = [
+        [key, f"skipped: {phase['skipped']}"]
+        for key, phase in results.items()
+        if isinstance(phase, dict) and isinstance(phase.get("skipped"), str)
+    ]
+    not_run += [
+        [label, "FAILED: " + text.strip().splitlines()[-1]]
+        for label, text in (results.get("failed") or {}).items()
+    ]
+    if not_run:
+        out.append(("Phases not measured in this run", _grid(["", ""], not_run, markdown)))
     return out
 
 
@@ -1185,6 +1334,12 @@ def chart(results: dict, path: Path) -> None:
         bare = [load[n]["baseline"][f"{p}_ms"] for n in ns]
         left.plot(x, ours, "o-", color=color, linewidth=2, label=f"our move, {p}")
         left.plot(x, bare, "s--", color=color, alpha=0.6, label=f"bare insert + send, {p}")
+    if all(has_socket_rows(load[n]) for n in ns):
+        for p, color in colors.items():
+            ours = [load[n]["socket"][f"{p}_ms"] for n in ns]
+            bare = [load[n]["bare_socket"][f"{p}_ms"] for n in ns]
+            left.plot(x, ours, "^-", color=color, linewidth=1, label=f"our socket move, {p}")
+            left.plot(x, bare, "v:", color=color, alpha=0.6, label=f"bare ws move, {p}")
     idle = results.get("idle")
     if idle and str(idle["n"]) in ns:
         i = ns.index(str(idle["n"]))
@@ -1204,20 +1359,26 @@ def chart(results: dict, path: Path) -> None:
     low, high = left.get_ylim()
     left.set_ylim(low, high * 4)  # room for the legend above the lines
     left.set_xticks(list(x), [f"N = {n}" for n in ns])
-    left.set_ylabel("POST to opponent's push (ms, log scale)")
+    left.set_ylabel("POST or frame to opponent's push (ms, log scale)")
     rates = ", ".join(f"{_f(load[n]['moves']['offered_per_s'], 0)}" for n in ns)
     left.set_title(f"Move latency, open loop ({rates} moves/s offered)")
     left.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=8, ncol=2)
 
-    width = 0.27
     series = [
         ("our moves/s (closed loop)", [load[n]["moves_max"]["moves_per_s"] for n in ns], "#1f77b4"),
         ("bare insert + send/s", [load[n]["baseline_max"]["moves_per_s"] for n in ns], "#9467bd"),
         ("bare GET/s", [load[n]["get"]["requests_per_s"] for n in ns], "#7f7f7f"),
     ]
+    if all("socket_max" in load[n] for n in ns):
+        series += [
+            ("our socket moves/s", [load[n]["socket_max"]["moves_per_s"] for n in ns], "#2ca02c"),
+            ("bare ws moves/s", [load[n]["bare_socket_max"]["moves_per_s"] for n in ns], "#bcbd22"),
+        ]
+    width = 0.8 / len(series)
     for k, (label, values, color) in enumerate(series):
-        right.bar([i + (k - 1) * width for i in x], values, width, label=label, color=color)
+        offset = (k - (len(series) - 1) / 2) * width
+        right.bar([i + offset for i in x], values, width, label=label, color=color)
     right.set_xticks(list(x), [f"N = {n}" for n in ns])
     right.set_ylabel("per second")
     right.set_title("Throughput with N concurrent clients")
@@ -1242,6 +1403,11 @@ def write(results: dict, json_path: Path, md_path: Path, png_path: Path) -> None
     json_path.write_text(json.dumps(summary, indent=1, default=str) + "\n")
     md_path.write_text(markdown(results))
     if results.get("load"):
+        try:
+            import matplotlib  # noqa: F401  (requirements-bench.txt; make bench installs it)
+        except ImportError:
+            print(f"No chart ({png_path.name}): matplotlib is not installed", flush=True)
+            return
         chart(results, png_path)
 
 
@@ -1267,6 +1433,22 @@ def _check_moves(name: str, res: dict, problems: list[str], every: bool = True) 
         problems.append(f"{name}: rate not positive and finite")
 
 
+def _check_socket_moves(name: str, res: dict, problems: list[str]) -> None:
+    """A socket row: checked as every row is, and every move answered on the mover's socket
+    besides pushed to the opponent's, none refused."""
+    _check_moves(name, res, problems)
+    if res.get("refused"):
+        problems.append(f"{name}: {res['refused']} move frames refused")
+    if res.get("moves") and res.get("answered", 0) != res["moves"]:
+        problems.append(
+            f"{name}: {res['moves']} moves pushed but {res.get('answered', 0)} answered on "
+            "the mover's socket"
+        )
+
+
+SOCKET_ROWS = ("socket", "bare_socket", "socket_max", "bare_socket_max")
+
+
 def config_of(results: dict) -> dict:
     return results.get("config") or {}
 
@@ -1274,17 +1456,30 @@ def config_of(results: dict) -> dict:
 def sanity(results: dict) -> list[str]:
     """What is wrong with a run's numbers (never a speed): [] when it ran and they are sane."""
     problems: list[str] = []
+    problems.extend(f"{label}: failed" for label in results.get("failed") or {})
     if not results.get("load"):
         problems.append("no load run")
     for n, run in results.get("load", {}).items():
         for key in ("moves", "baseline", "moves_max", "baseline_max", "get", "echo"):
             _check_moves(f"N={n} {key}", run[key], problems)
+        if results.get("config") and not all(key in run for key in SOCKET_ROWS):
+            problems.append(f"N={n}: the socket path was not measured")
+        for key in SOCKET_ROWS:
+            if key in run:
+                _check_socket_moves(f"N={n} {key}", run[key], problems)
+        if run.get("server_tracebacks"):
+            problems.append(f"N={n}: tracebacks {run['server_tracebacks'][:3]}")
         if not _finite_positive(run["memory_kib"]["end"]["VmHWM"]):
             problems.append(f"N={n}: no memory figure")
     idle = results.get("idle")
     if idle:
         for key in ("moves", "baseline"):
             _check_moves(f"idle {key}", idle[key], problems)
+        if results.get("config") and not has_socket_rows(idle):
+            problems.append("idle: the socket path was not measured")
+        for key in ("socket", "bare_socket"):
+            if key in idle:
+                _check_socket_moves(f"idle {key}", idle[key], problems)
         if idle["idle_still_open"] != idle["idle"]:
             problems.append(f"idle: {idle['idle'] - idle['idle_still_open']} idle sockets closed")
         if not math.isfinite(idle["kib_per_idle_socket"]):
@@ -1505,6 +1700,48 @@ def readme_figures(results: dict) -> str:
         ),
         "",
     ]
+    socket_rows = []
+    for n, run in results.get("load", {}).items():
+        if not (has_socket_rows(run) and "socket_max" in run):
+            continue
+        sk, bw = run["socket"], run["bare_socket"]
+        r = latency_ratios(run, "socket", "bare_socket")
+        socket_rows.append(
+            [
+                n,
+                " / ".join(_f(sk[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max")),
+                " / ".join(_f(bw[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max")),
+                f"{_f(r['p50'], 1)}x / {_f(r['p99'], 1)}x",
+                _f(run["socket_max"]["moves_per_s"]),
+                _f(run["bare_socket_max"]["moves_per_s"]),
+                str(
+                    sk["errors"]
+                    + bw["errors"]
+                    + run["socket_max"]["errors"]
+                    + run["bare_socket_max"]["errors"]
+                ),
+            ]
+        )
+    if socket_rows:
+        lines += [
+            "The same moves sent as frames on the mover's socket (interleaved with the rows "
+            "above), against the bare ws move:",
+            "",
+            _grid(
+                [
+                    "N matches",
+                    "socket move p50 / p95 / p99 / max, ms",
+                    "bare ws move, same",
+                    "ratio p50 / p99",
+                    "socket moves/s, max",
+                    "bare ws moves/s, max",
+                    "errors",
+                ],
+                socket_rows,
+                markdown=True,
+            ),
+            "",
+        ]
     idle = results.get("idle")
     if idle:
         lines.append(

@@ -80,6 +80,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -258,6 +259,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--closed-segments", type=int, help="the same for the throughput runs (default 2)"
     )
     p.add_argument("--profile-n", type=int, default=100, help="the N that --profile records")
+    p.add_argument(
+        "--publish",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a run that is not --tiny writes results/latest.*, latency.png and the README's "
+        "figures (the default); --no-publish writes raw/ only (raw/partial-latest.*), for a "
+        "run of some parts (e.g. the load alone: --n 100 and every --skip-*)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument(
         "--report",
@@ -337,6 +346,20 @@ def busy(results: dict, phase: str) -> None:
     )
 
 
+def phase(results: dict, label: str, run, *, key: str, into: dict | None = None) -> None:
+    """One phase of the run, its figures stored under ``key`` (in ``into``, else ``results``).
+    A phase that fails is recorded with its traceback under results["failed"] and the run goes
+    on: one phase's fault (a missing tool, a crash) must not lose the figures of the others, and
+    the run still ends in failure."""
+    try:
+        (results if into is None else into)[key] = run()
+    except Exception:
+        text = traceback.format_exc()
+        results.setdefault("failed", {})[label] = text
+        progress(f"  {label}: FAILED, the run goes on without it\n{text}")
+    busy(results, label)
+
+
 def raise_fd_limit() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = min(hard, 65536) if hard != resource.RLIM_INFINITY else 65536
@@ -366,8 +389,10 @@ class Profiler:
     def __init__(self, enabled: bool, pid: int, name: str, seconds: float):
         self.proc = None
         self.path = RAW / f"profile-{name}.txt"
-        if enabled:
-            spy = Path(sys.executable).with_name("py-spy")
+        spy = Path(sys.executable).with_name("py-spy")
+        if enabled and not spy.exists():
+            progress(f"  no profile: py-spy is not installed ({spy})")
+        elif enabled:
             self.proc = subprocess.Popen(
                 [
                     str(spy),
@@ -403,32 +428,69 @@ class Profiler:
 # ---- 1. load against one process -----------------------------------------------------
 
 
-async def moves_and_baseline(pairs, bare, args, n, server, tag) -> dict:
-    """Our moves and the bare baseline on the same open-loop schedule, interleaved."""
+# The rows of the load run, each a way of moving on the same schedule: our move POSTed, the
+# bare insert POSTed, our move as a frame on the mover's match socket, the bare ws move.
+ROWS = {
+    "moves": "ours (POST)",
+    "baseline": "bare insert",
+    "socket": "ours (socket)",
+    "bare_socket": "bare ws move",
+}
+
+
+def move_rows(pairs, bare, bare_frames) -> dict:
+    """Row name -> the pairs that move that way (the match pairs serve both of ours)."""
+    return {
+        "moves": pairs,
+        "baseline": bare,
+        "socket": load.via(pairs, load.Via.SOCKET),
+        "bare_socket": bare_frames,
+    }
+
+
+async def moves_and_baseline(pairs, bare, bare_frames, args, n, server, tag) -> dict:
+    """Our moves (POSTed, then sent on the socket) and their bare baselines (the bare insert,
+    the bare ws move) on the same open-loop schedule, interleaved in turns; with the
+    server's CPU time per move of each row."""
     rate = offered_rate(args, n)
     progress(
-        f"  {tag}: our moves and the bare insert + group send, open loop at {rate:g} moves/s, "
-        f"{args.duration:g} s each in {args.segments} turns"
+        f"  {tag}: our moves by POST and by socket frame, the bare insert + group send and "
+        f"the bare ws move, open loop at {rate:g} moves/s, {args.duration:g} s each in "
+        f"{args.segments} turns"
     )
+    rows = move_rows(pairs, bare, bare_frames)
+    cpu: dict[str, float] = {}
+
+    def timed(name):
+        async def go(duration, warmup):
+            before = server.cpu_seconds()
+            items, seconds = await load.open_loop(rows[name], rate, duration, warmup)
+            cpu[name] = cpu.get(name, 0.0) + server.cpu_seconds() - before
+            return items, seconds
+
+        return go
+
     merged = await load.interleaved(
-        {
-            "moves": lambda d, w: load.open_loop(pairs, rate, d, w),
-            "baseline": lambda d, w: load.open_loop(bare, rate, d, w),
-        },
-        args.duration,
-        args.warmup,
-        args.segments,
+        {name: timed(name) for name in rows}, args.duration, args.warmup, args.segments
     )
     out = {"offered_per_s": rate}
     for name, (outcomes, seconds) in merged.items():
         out[name] = load.moves_result(outcomes, seconds)
         out[name]["offered_per_s"] = rate
-    progress(f"    ours: {describe(out['moves'])}, late {out['moves']['late']}")
-    progress(f"    bare: {describe(out['baseline'])}, late {out['baseline']['late']}")
+        # The server's CPU over the turns (warm-up included) per move measured: a rough
+        # figure beside the profile's.
+        moved = out[name]["moves"]
+        out[name]["cpu_ms_per_move"] = 1000 * cpu[name] / moved if moved else math.nan
+    for name, label in ROWS.items():
+        res = out[name]
+        progress(
+            f"    {label}: {describe(res)}, late {res['late']}, "
+            f"server CPU {res['cpu_ms_per_move']:.1f} ms a move"
+        )
     if args.profile and n == args.profile_n:  # the N = 100 run, and the idle-socket run
         out["profiles"] = {}
         seconds = int(min(args.duration, 15.0))
-        for name, pairs_ in (("moves", pairs), ("baseline", bare)):
+        for name, pairs_ in rows.items():
             spy = Profiler(True, server.pid, f"{tag}-{name}", seconds)
             await load.open_loop(pairs_, rate, seconds, 0.0)
             path = spy.finish()
@@ -465,31 +527,42 @@ async def load_run(env: dict, n: int, args) -> dict:
             await load.open_all(pairs, lambda p: p.open(args.spectators))
             bare = [load.BarePair(client, f"n{n}x{i}", {1: target, 2: target}) for i in range(n)]
             await load.open_all(bare, lambda p: p.open())
+            bare_frames = [
+                load.BarePair(client, f"n{n}w{i}", {1: target, 2: target}, frames=True)
+                for i in range(n)
+            ]
+            await load.open_all(bare_frames, lambda p: p.open())
             await asyncio.sleep(1.0)
-            sockets = n * (4 + args.spectators)
+            sockets = n * (6 + args.spectators)
             result["sockets"] = sockets
             result["memory_kib"]["open"] = server.memory()
-            result.update(await moves_and_baseline(pairs, bare, args, n, server, f"n{n}"))
+            result.update(
+                await moves_and_baseline(pairs, bare, bare_frames, args, n, server, f"n{n}")
+            )
 
             progress(
-                f"  throughput, closed loop, {n} clients: our moves, bare inserts, bare GETs, "
-                f"{args.closed:g} s each in {args.closed_segments} turns"
+                f"  throughput, closed loop, {n} clients: our moves by POST and by socket, bare "
+                f"inserts, bare ws moves, bare GETs, {args.closed:g} s each in "
+                f"{args.closed_segments} turns"
             )
+            rows = move_rows(pairs, bare, bare_frames)
             merged = await load.interleaved(
                 {
-                    "moves_max": lambda d, w: load.closed_loop(pairs, d, w),
-                    "baseline_max": lambda d, w: load.closed_loop(bare, d, w),
+                    **{
+                        f"{name}_max": (lambda r: lambda d, w: load.closed_loop(r, d, w))(rows_)
+                        for name, rows_ in rows.items()
+                    },
                     "get": lambda d, w: load.get_loop(client, [target], n, d, w),
                 },
                 args.closed,
                 1.0,
                 args.closed_segments,
             )
-            for name in ("moves_max", "baseline_max"):
-                result[name] = load.moves_result(*merged[name])
+            for name in rows:
+                result[f"{name}_max"] = load.moves_result(*merged[f"{name}_max"])
             result["get"] = load.requests_result(*merged["get"], workers=n)
-            progress(f"    our moves: {describe(result['moves_max'])}")
-            progress(f"    bare insert: {describe(result['baseline_max'])}")
+            for name, label in ROWS.items():
+                progress(f"    {label}: {describe(result[f'{name}_max'])}")
             progress(f"    bare GET: {describe(result['get'], 'requests')}")
             result["echo"] = await load.echo_loop(client, target, n, min(args.closed, 5.0), 0.5)
             progress(
@@ -497,7 +570,8 @@ async def load_run(env: dict, n: int, args) -> dict:
                 f"{result['echo']['round_trips_per_s']:.0f}/s"
             )
             result["memory_kib"]["end"] = server.memory()
-            await asyncio.gather(*(p.close() for p in [*pairs, *bare]))
+            await asyncio.gather(*(p.close() for p in [*pairs, *bare, *bare_frames]))
+        result["server_tracebacks"] = server.tracebacks()
         return result
     finally:
         server.stop()
@@ -912,6 +986,11 @@ async def idle_run(env: dict, args) -> dict:
             await load.open_all(pairs, lambda p: p.open(args.spectators))
             bare = [load.BarePair(client, f"idle{i}", {1: target, 2: target}) for i in range(n)]
             await load.open_all(bare, lambda p: p.open())
+            bare_frames = [
+                load.BarePair(client, f"idlew{i}", {1: target, 2: target}, frames=True)
+                for i in range(n)
+            ]
+            await load.open_all(bare_frames, lambda p: p.open())
             await asyncio.sleep(2.0)
             before = server.memory()
             progress(
@@ -938,12 +1017,14 @@ async def idle_run(env: dict, args) -> dict:
                 f"  {idle} idle sockets open in {opened_s:.1f} s: RSS {after['VmRSS'] / 1024:.0f} "
                 f"MiB, {per_socket:.1f} KiB each"
             )
-            result.update(await moves_and_baseline(pairs, bare, args, n, server, "idle"))
+            result.update(
+                await moves_and_baseline(pairs, bare, bare_frames, args, n, server, "idle")
+            )
             open_still = sum(1 for s in idle_socks if not s.task.done())
             result["idle_still_open"] = open_still
             result["memory_kib"]["end"] = server.memory()
             await asyncio.gather(*(s.close() for s in idle_socks), return_exceptions=True)
-            await asyncio.gather(*(p.close() for p in [*pairs, *bare]))
+            await asyncio.gather(*(p.close() for p in [*pairs, *bare, *bare_frames]))
         return result
     finally:
         server.stop()
@@ -1189,66 +1270,100 @@ def main(argv: list[str] | None = None) -> int:
         progress("Preparing a fresh SQLite database (migrate, bare table)")
         run_module(env, "benchmarks.fixtures", "prepare")
         for n in args.ns:
-            results["load"][str(n)] = asyncio.run(load_run(env, n, args))
-            busy(results, f"N = {n}")
-        if not args.skip_fanout:
-            results["fanout"] = asyncio.run(fanout_run(env, args))
-            busy(results, "fan-out")
-        if not args.skip_api_streams:
-            results["api_streams"] = asyncio.run(
-                api_streams.api_streams_run(env, args, make_matches, progress)
+            phase(
+                results,
+                f"N = {n}",
+                lambda n=n: asyncio.run(load_run(env, n, args)),
+                into=results["load"],
+                key=str(n),
             )
-            busy(results, "API streams")
+        if not args.skip_fanout:
+            phase(results, "fan-out", lambda: asyncio.run(fanout_run(env, args)), key="fanout")
+        if not args.skip_api_streams:
+            phase(
+                results,
+                "API streams",
+                lambda: asyncio.run(api_streams.api_streams_run(env, args, make_matches, progress)),
+                key="api_streams",
+            )
         if not args.skip_lobby:
-            results["lobby_fanout"] = asyncio.run(lobby_fanout_run(env, args))
-            busy(results, "lobby fan-out")
-            results["lobby_churn"] = asyncio.run(lobby_churn_run(env, args))
-            busy(results, "lobby churn")
-            results["lobby_churn_split"] = lobby_split_run(args)
-            busy(results, "lobby churn on two processes")
+            phase(
+                results,
+                "lobby fan-out",
+                lambda: asyncio.run(lobby_fanout_run(env, args)),
+                key="lobby_fanout",
+            )
+            phase(
+                results,
+                "lobby churn",
+                lambda: asyncio.run(lobby_churn_run(env, args)),
+                key="lobby_churn",
+            )
+            phase(
+                results,
+                "lobby churn on two processes",
+                lambda: lobby_split_run(args),
+                key="lobby_churn_split",
+            )
         if not args.skip_tournaments:
-            results["tournaments"] = asyncio.run(tournaments.tournaments_run(env, args, tmp))
-            busy(results, "tournaments")
+            phase(
+                results,
+                "tournaments",
+                lambda: asyncio.run(tournaments.tournaments_run(env, args, tmp)),
+                key="tournaments",
+            )
         if not args.skip_storm:
-            results["storm"] = asyncio.run(storm_run(env, args))
-            busy(results, "presence storm")
+            phase(results, "presence storm", lambda: asyncio.run(storm_run(env, args)), key="storm")
         quick = ["--quick", "--sockets", "10", "--ghost-wait", "1"] if args.tiny else []
         if not args.skip_storms:
-            results["storms"] = asyncio.run(storms.storms_run(env, storms.parse_args(quick)))
-            busy(results, "hostile storms")
-        if not args.skip_storms_nginx:
-            via = storms.parse_args([*quick, "--via", "nginx"])
-            results["storms_nginx"] = asyncio.run(storms.storms_run(env, via))
-            busy(results, "hostile storms through nginx")
-        if not args.skip_flood:
-            quick = ["--quick", "--duration", "2", "--kinds", "cold-analysis,bare-get"]
-            results["flood"] = asyncio.run(
-                flood.flood_run(env, flood.parse_args(quick if args.tiny else []))
+            phase(
+                results,
+                "hostile storms",
+                lambda: asyncio.run(storms.storms_run(env, storms.parse_args(quick))),
+                key="storms",
             )
-            busy(results, "flood")
+        if not args.skip_storms_nginx and not Path(storms.NGINX).exists():
+            # make bench installs no system package (.ci/run does): say so rather than fail.
+            results["storms_nginx"] = {
+                "skipped": f"nginx is not installed ({storms.NGINX}); apt-get install nginx"
+            }
+            progress(
+                f"  hostile storms through nginx: skipped, {results['storms_nginx']['skipped']}"
+            )
+        elif not args.skip_storms_nginx:
+            via = storms.parse_args([*quick, "--via", "nginx"])
+            phase(
+                results,
+                "hostile storms through nginx",
+                lambda: asyncio.run(storms.storms_run(env, via)),
+                key="storms_nginx",
+            )
+        if not args.skip_flood:
+            flood_args = flood.parse_args(
+                ["--quick", "--duration", "2", "--kinds", "cold-analysis,bare-get"]
+                if args.tiny
+                else []
+            )
+            phase(
+                results, "flood", lambda: asyncio.run(flood.flood_run(env, flood_args)), key="flood"
+            )
         if not args.skip_memory:
-            results["memory"] = memory_run(env, args)
-            busy(results, "solver memory")
+            phase(results, "solver memory", lambda: memory_run(env, args), key="memory")
         if not args.skip_idle:
-            results["idle"] = asyncio.run(idle_run(env, args))
-            busy(results, "idle sockets")
+            phase(results, "idle sockets", lambda: asyncio.run(idle_run(env, args)), key="idle")
         if not args.skip_scale:
-            results["scale"] = scale_run(args)
-            busy(results, "scale-out")
+            phase(results, "scale-out", lambda: scale_run(args), key="scale")
         if not args.skip_length:
-            results["length"] = length_run(args, tmp)
-            busy(results, "length")
+            phase(results, "length", lambda: length_run(args, tmp), key="length")
         if not args.skip_hooks:
-            results["hooks"] = asyncio.run(hooks_run(env, args))
-            busy(results, "private hooks")
+            phase(results, "private hooks", lambda: asyncio.run(hooks_run(env, args)), key="hooks")
     if not args.skip_analysis:
-        results["analysis"] = analysis_run(args)
-        busy(results, "analysis")
+        phase(results, "analysis", lambda: analysis_run(args), key="analysis")
     results["seconds"] = time.monotonic() - T0
     results["targets"] = report.targets(results)
 
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
-    name = "tiny" if args.tiny else "full"
+    name = "tiny" if args.tiny else ("full" if args.publish else "partial")
     raw_path = RAW / f"{name}-{stamp}.json"
     raw_path.write_text(json.dumps(results, indent=1, default=str))
     print()
@@ -1263,7 +1378,25 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         progress(f"The tiny benchmark ran and its numbers are sane ({raw_path.name})")
         return 0
+    if not args.publish:
+        report.write(
+            results,
+            RAW / "partial-latest.json",
+            RAW / "partial-latest.md",
+            RAW / "partial-latency.png",
+        )
+        progress(f"Wrote {raw_path} and raw/partial-latest.* (not published)")
+        return failed(results)
     publish(results)
+    return failed(results)
+
+
+def failed(results: dict) -> int:
+    """The run's exit status: 1 when a phase failed (its traceback was printed and is in the
+    raw results), after every other phase's figures were written."""
+    if results.get("failed"):
+        progress(f"Phases that failed: {', '.join(results['failed'])}")
+        return 1
     return 0
 
 

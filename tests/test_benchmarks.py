@@ -76,8 +76,12 @@ def _run() -> dict:
     return {
         "moves": _moves(),
         "baseline": _moves(),
+        "socket": _moves(),
+        "bare_socket": _moves(),
         "moves_max": _moves(),
         "baseline_max": _moves(),
+        "socket_max": _moves(),
+        "bare_socket_max": _moves(),
         "get": get,
         "echo": echo,
         "memory_kib": {"end": {"VmHWM": 80_000}},
@@ -96,6 +100,31 @@ def test_the_sanity_check_passes_a_sane_run_and_names_what_is_wrong():
     assert any("HTTP 403" in p for p in report.sanity({"load": {"2": failed}}))
 
     assert report.sanity({"load": {}}) == ["no load run"]
+
+
+def test_a_failed_phase_loses_no_other_phase_and_fails_the_run(capsys):
+    from benchmarks import run
+
+    results = {"load": {}}
+
+    def crash():
+        raise FileNotFoundError("/usr/sbin/nginx")
+
+    run.phase(results, "hostile storms through nginx", crash, key="storms_nginx")
+    run.phase(results, "N = 2", _run, into=results["load"], key="2")
+    assert "storms_nginx" not in results
+    assert results["load"]["2"]["moves"]["moves"] == _run()["moves"]["moves"]
+    assert "FileNotFoundError" in results["failed"]["hostile storms through nginx"]
+    assert [p[0] for p in results["load_average"]] == ["hostile storms through nginx", "N = 2"]
+    assert "hostile storms through nginx: failed" in report.sanity(results)
+    assert run.failed(results) == 1 and run.failed({"load": {}}) == 0
+
+    shown = report.table(
+        {"failed": results["failed"], "storms": {"skipped": "nginx is not installed"}}
+    )
+    assert "Phases not measured in this run" in shown
+    assert "FAILED: FileNotFoundError: /usr/sbin/nginx" in shown
+    assert "skipped: nginx is not installed" in shown
 
 
 def test_the_lobby_benchmark_reads_rows_and_its_sanity_check_names_lost_rows():
@@ -356,3 +385,129 @@ def test_the_api_streams_row_is_reported_and_checked():
     assert any("lines or pushes arrived" in p for p in report.sanity({"api_streams": lost}))
     config = {"config": {"skip_api_streams": False}}
     assert "API streams: did not run" in report.sanity(config)
+
+
+# ---- the socket path: moves sent as frames on the mover's match socket ---------------------
+
+
+def _table_run() -> dict:
+    """A run with what the printed tables read besides."""
+    run = {**_run(), "sockets": 12}
+    run["memory_kib"] = {"start": {"VmRSS": 70_000}, "end": {"VmHWM": 80_000}}
+    for key in ("moves", "baseline", "socket", "bare_socket"):
+        run[key] = {**run[key], "offered_per_s": 8.0}
+    return run
+
+
+def test_the_socket_rows_are_reported_judged_and_checked():
+    run = _table_run()
+    sane = {"load": {"2": run}, "config": {"skip_lobby": True}}
+    assert not [p for p in report.sanity(sane) if "socket" in p]
+    assert run["socket"]["answered"] == run["socket"]["moves"] == 10
+
+    # The targets: socket move against the bare ws move at N = 100 (1.2x, 1.5x, 0.7x).
+    slow = {**run, "socket": _moves(p50_ms=run["bare_socket"]["p50_ms"] * 1.3)}
+    bench = {"load": {"100": slow, "500": _table_run()}}
+    targets = report.targets(bench)
+    assert not targets["socket_latency"]["met"] and targets["socket_latency"]["n"] == 100
+    assert targets["socket_latency"]["p50_ratio"] == pytest.approx(1.3)
+    assert targets["socket_throughput"]["met"] and targets["socket_throughput"]["ratio"] == 1.0
+    assert targets["socket_latency_500"]["met"] and targets["socket_throughput_500"]["n"] == 500
+    assert targets["latency"]["met"]  # the POST path's targets stay, judged on their own rows
+    idle = {**run, "n": 100, "idle": 2000, "idle_still_open": 2000, "kib_per_idle_socket": 40.0}
+    assert report.targets({"idle": idle})["socket_idle"]["met"]
+    text = report.table({**bench, "targets": targets})
+    assert "ours, socket" in text and "bare ws move" in text and "socket/bare ws" in text
+    figures = report.readme_figures(
+        {
+            **bench,
+            "targets": targets,
+            "machine": {"python": "3.11"},
+            "started": "now",
+            "seconds": 60,
+        }
+    )
+    assert "socket move p50 / p95 / p99 / max" in figures
+    # A run from before the socket path (an old raw JSON given to --report) still reports.
+    old = {k: v for k, v in run.items() if k not in report.SOCKET_ROWS}
+    assert "socket_latency" not in report.targets({"load": {"100": old}})
+    assert "ours, socket" not in report.table({"load": {"100": old}})
+
+    # What the sanity check names: a move pushed but never answered, a refused frame, a
+    # socket row that did not run.
+    unanswered = {**run, "socket": _moves(answered=9)}
+    assert any("9 answered" in p for p in report.sanity({"load": {"2": unanswered}}))
+    refused = {**run, "socket_max": _moves(errors=1, refused=1, error_kinds=["move refused: x"])}
+    problems = report.sanity({"load": {"2": refused}})
+    assert any("1 move frames refused" in p for p in problems)
+    lost = {**run, "bare_socket": _moves(moves=8, sent=10)}
+    assert any(
+        "bare_socket" in p and "pushes arrived" in p for p in report.sanity({"load": {"2": lost}})
+    )
+    missing = {**old, "memory_kib": run["memory_kib"]}
+    assert "N=2: the socket path was not measured" in report.sanity(
+        {"load": {"2": missing}, "config": {"skip_lobby": True}}
+    )
+
+
+def test_the_bare_ws_move_answers_with_the_sites_marker():
+    from benchmarks import baseline
+    from games.consumers import ANSWER
+
+    assert load.ANSWER == baseline.ANSWER == ANSWER
+    assert [str(p.pattern) for p in baseline.websocket_urlpatterns][
+        -1
+    ] == "ws/bench/move/<str:key>/"
+
+
+def test_a_refused_move_frame_and_a_closed_socket_are_failures_not_moves(live_server_url):
+    """Against a real server: a move frame is timed to the opponent's push and answered on
+    the mover's socket; a frame for a ply already played is refused (its answer shows the
+    current board, at the very ply the mover expected, with the refusal's words) and counts
+    as an error; so do moves whose opponent's socket, or own socket, is closed."""
+    import asyncio
+    import random
+
+    from benchmarks.fixtures import make_matches
+
+    row = next(make_matches(1))
+    port = int(live_server_url.rsplit(":", 1)[1])
+
+    async def scenario():
+        target = load.Target(port)
+        async with load.Client() as client:
+            pair = load.MatchPair(client, row, {1: target, 2: target}, random.Random(3))
+            await pair.open()
+            moves = [await pair.move(load.now(), via=load.Via.SOCKET)]
+            moves.append(await pair.move(load.now()))  # POSTed: the socket's frames stay apart
+            before = pair.pos
+            moves.append(await pair.move(load.now(), via=load.Via.SOCKET))
+            after = pair.pos
+            pair.pos = before  # the same frame again: a ply already played
+            stale = await pair.move(load.now(), via=load.Via.SOCKET)
+            pair.pos = after
+            moves.append(await pair.move(load.now(), via=load.Via.SOCKET))  # still sane after
+            mover = pair._mover()
+            await pair.sockets[3 - mover].close()
+            opponent_gone = await pair.move(load.now(), via=load.Via.SOCKET)
+            await pair.sockets[mover].close()
+            mover_gone = await pair.move(load.now(), via=load.Via.SOCKET)
+            await pair.close()
+            return moves, stale, opponent_gone, mover_gone
+
+    moves, stale, opponent_gone, mover_gone = asyncio.run(scenario())
+    for out in moves:
+        assert not out.error and out.arrived >= out.sent and out.answered >= out.sent
+    assert stale.error.startswith(load.REFUSED) and stale.arrived is None
+    assert opponent_gone.error.startswith("push missing") and opponent_gone.arrived is None
+    assert mover_gone.error and mover_gone.arrived is None
+    result = load.moves_result([*moves, stale, opponent_gone, mover_gone], 1.0)
+    assert (result["moves"], result["answered"], result["errors"], result["refused"]) == (
+        4,
+        4,
+        3,
+        1,
+    )
+    problems = report.sanity({"load": {"2": {**_run(), "socket": result}}})
+    assert any("N=2 socket: 3 errors" in p for p in problems)
+    assert any("1 move frames refused" in p for p in problems)
