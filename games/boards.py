@@ -32,6 +32,12 @@ HISTORY_SHOWN = 40
 # without the position they made.
 DESCRIBED_PLIES = 300
 WORDS_KEPT = 50_000  # moves' words in memory, least recently used dropped first
+# The rows of the move list (ply, player, text) of a match's version, kept in memory too:
+# a push extends the previous version's rows by the move the write path just recorded,
+# so a move costs no query for its move list. Keyed by (match, ply): a committed ply's
+# last moves never change (no move is ever taken back or rewritten), so the rows kept are
+# right in every process, whichever one wrote the move.
+ROWS_KEPT = 5_000
 
 
 @dataclass(frozen=True)
@@ -152,16 +158,40 @@ class _Kept(OrderedDict):
 
 _words = _Kept(WORDS_KEPT)  # (match id, ply) -> (words, touched)
 _words_lock = threading.Lock()
+_rows = _Kept(ROWS_KEPT)  # (match id, ply) -> ((ply, player, text), ...), oldest first
+_rows_lock = threading.Lock()
 
 
-def recent_moves(match: Match) -> list[dict]:
-    """The moves the board lists: the last HISTORY_SHOWN, oldest first, each in words
-    (one query; the words from memory, see DESCRIBED_PLIES).
-    Numbers as text: the template would localize every one of them, on every board."""
+def last_rows(match: Match, added: tuple[int, int, str] | None = None) -> tuple:
+    """The last HISTORY_SHOWN moves of this version of ``match`` as (ply, player, text),
+    oldest first: from memory when kept, or made from the previous version's and
+    ``added`` (the move that made this version, as the write path recorded it), else one
+    query (after a restart, or a version another process wrote). Call it only for a
+    committed version: what it reads is kept."""
+    key = (match.public_id, match.ply)
+    with _rows_lock:
+        rows = _rows.get_kept(key)
+        if rows is None and added is not None and added[0] == match.ply:
+            before = () if match.ply == 1 else _rows.pop((match.public_id, match.ply - 1), None)
+            if before is not None:
+                rows = (*before, added)[-HISTORY_SHOWN:]
+                _rows.keep(key, rows)
+    if rows is not None:
+        return rows
     # Up to this version's ply: a push drawn after a later move committed lists its own.
     moves = match.moves.filter(ply__lte=match.ply).order_by("-ply")
-    rows = list(moves.values_list("ply", "player", "text")[:HISTORY_SHOWN])
-    rows.reverse()
+    rows = tuple(reversed(list(moves.values_list("ply", "player", "text")[:HISTORY_SHOWN])))
+    with _rows_lock:
+        _rows.keep(key, rows)
+    return rows
+
+
+def recent_moves(match: Match, added: tuple[int, int, str] | None = None) -> list[dict]:
+    """The moves the board lists: the last HISTORY_SHOWN, oldest first, each in words
+    (``last_rows``: from memory, else one query; the words from memory too, see
+    DESCRIBED_PLIES). Numbers as text: the template would localize every one of them, on
+    every board."""
+    rows = last_rows(match, added)
     presenter = presenter_for(match.rules)
     with _words_lock:
         told = {ply: _words.get_kept((match.public_id, ply)) for ply, _, _ in rows}

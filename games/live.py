@@ -95,7 +95,8 @@ class Push:
     def prepare(self) -> None:
         match = self.match
         try:
-            self.moves = boards.recent_moves(match)
+            # The move the write path just recorded (games/play.py): no query for the list.
+            self.moves = boards.recent_moves(match, getattr(match, "recorded", None))
         except Exception:
             log.exception("could not read the moves of match %s", match.public_id)
         friend = match.mode == Match.Mode.FRIEND

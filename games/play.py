@@ -752,6 +752,7 @@ def submit_move(public_id: str, *, by: Actor, text: str, ply: int | None) -> Mat
             raise StaleBoard()
         for field, value in changes.items():
             setattr(match, field, value)
+        match.recorded = (match.ply, player, move_text)  # for the push's move list
         if new.result is not None:
             _ended(match)
         _broadcast(match, by=Viewer(seats), told=told)
