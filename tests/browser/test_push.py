@@ -46,34 +46,43 @@ def test_the_settings_page_offers_push_and_the_service_worker_shows_a_push(
         lambda e: registrations.extend(e["registrations"]),
     )
     cdp.send("ServiceWorker.enable")
-    page.wait_for_timeout(200)
-    (registration,) = [
-        r for r in registrations if r["scopeURL"] == f"{base}/" and not r["isDeleted"]
-    ]
+    ours = []
+    for _ in range(100):  # the registration, as DevTools reports it (within 10 s)
+        ours = [r for r in registrations if r["scopeURL"] == f"{base}/" and not r["isDeleted"]]
+        if ours:
+            break
+        page.wait_for_timeout(100)
+    (registration,) = {r["registrationId"]: r for r in ours}.values()
     data = {
         "title": "Your turn",
         "body": "Your turn in Bit Flip against ada.",
         "url": "/challenges/",
         "tag": "turn:x",
     }
-    cdp.send(
-        "ServiceWorker.deliverPushMessage",
-        {
-            "origin": base,
-            "registrationId": registration["registrationId"],
-            "data": json.dumps(data),
-        },
-    )
-    shown = page.evaluate(
-        """() => navigator.serviceWorker.ready.then(async r => {
-             for (let i = 0; i < 50; i++) {
-               const found = await r.getNotifications();
-               if (found.length) return found.map(n => [n.title, n.body, n.tag, n.data.url]);
-               await new Promise(ok => setTimeout(ok, 100));
-             }
-             return [];
-           })"""
-    )
+    shown = []
+    # On busy cores Chromium may drop a push sent while it still starts the worker: sent
+    # again (the same tag: one notice) until it shows, at most six times over 30 s.
+    for _ in range(6):
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {
+                "origin": base,
+                "registrationId": registration["registrationId"],
+                "data": json.dumps(data),
+            },
+        )
+        shown = page.evaluate(
+            """() => navigator.serviceWorker.ready.then(async r => {
+                 for (let i = 0; i < 50; i++) {
+                   const found = await r.getNotifications();
+                   if (found.length) return found.map(n => [n.title, n.body, n.tag, n.data.url]);
+                   await new Promise(ok => setTimeout(ok, 100));
+                 }
+                 return [];
+               })"""
+        )
+        if shown:
+            break
     assert shown == [["Your turn", "Your turn in Bit Flip against ada.", "turn:x", "/challenges/"]]
     assert page.console_errors == []
 
