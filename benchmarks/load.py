@@ -227,6 +227,23 @@ class Socket:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
+async def frame_answered(ws, frame: str, answer, out: Outcome) -> str | None:
+    """Send ``frame`` on ``ws`` and wait for its answer (``answer``: a future of
+    (when, body)), noting when it came on ``out``: the answer's body, or None with
+    ``out.error`` saying what failed (the frame's send, or its answer that never came)."""
+    try:
+        await ws.send_str(frame)
+    except Exception as error:
+        out.error = f"frame failed: {type(error).__name__}"
+        return None
+    try:
+        out.answered, body = await asyncio.wait_for(answer, PUSH_TIMEOUT)
+    except (TimeoutError, ConnectionError) as error:
+        out.error = f"answer missing: {type(error).__name__}"
+        return None
+    return body
+
+
 def parse_ply(text: str) -> int | None:
     match = PLY_RE.search(text)
     return int(match.group(1)) if match else None
@@ -403,15 +420,8 @@ class MatchPair:
         """The move as the page sends it over its socket, and its answer checked: the
         mover's board at the new ply (a board still at ``ply`` says why it was refused)."""
         frame = json.dumps({"type": "move", "move": text, "ply": ply})
-        try:
-            await self.sockets[seat].ws.send_str(frame)
-        except Exception as error:
-            out.error = f"frame failed: {type(error).__name__}"
-            return
-        try:
-            out.answered, body = await asyncio.wait_for(answer, PUSH_TIMEOUT)
-        except (TimeoutError, ConnectionError) as error:
-            out.error = f"answer missing: {type(error).__name__}"
+        body = await frame_answered(self.sockets[seat].ws, frame, answer, out)
+        if body is None:
             return
         # A refusal answers with the current board and its sentence: the board may show
         # ply + 1 all the same (a stale frame for a ply already played), so the notice
@@ -546,15 +556,9 @@ class BarePair:
             out.error = f"POST failed: {type(error).__name__}"
 
     async def _send_frame(self, side: int, answer, out: Outcome) -> None:
-        try:
-            await self.sockets[side].ws.send_str(json.dumps({"seq": self.seq}))
-        except Exception as error:
-            out.error = f"frame failed: {type(error).__name__}"
-            return
-        try:
-            out.answered, body = await asyncio.wait_for(answer, PUSH_TIMEOUT)
-        except (TimeoutError, ConnectionError) as error:
-            out.error = f"answer missing: {type(error).__name__}"
+        frame = json.dumps({"seq": self.seq})
+        body = await frame_answered(self.sockets[side].ws, frame, answer, out)
+        if body is None:
             return
         if parse_seq(body) != self.seq:
             out.error = f"{REFUSED}: its answer is not its seq"
