@@ -227,6 +227,21 @@ class Socket:
         await asyncio.gather(self.task, return_exceptions=True)
 
 
+async def pushes_arrived(out: Outcome, push, extra, pending) -> None:
+    """Unless the move already failed, wait for its push (and the ``extra`` copies), noting
+    when each came on ``out``; then cancel whatever of ``pending`` is still waited for."""
+    if not out.error:
+        try:
+            out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
+            for fut in extra:
+                out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
+        except (TimeoutError, ConnectionError) as error:
+            out.error = f"push missing: {type(error).__name__}"
+    for fut in pending:
+        if not fut.done():
+            fut.cancel()
+
+
 async def frame_answered(ws, frame: str, answer, out: Outcome) -> str | None:
     """Send ``frame`` on ``ws`` and wait for its answer (``answer``: a future of
     (when, body)), noting when it came on ``out``: the answer's body, or None with
@@ -405,15 +420,7 @@ class MatchPair:
             pending = [push, *extra]
         if not out.error:
             self.pos = self.game.play(self.pos, text)
-            try:
-                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
-                for fut in extra:
-                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
-            except (TimeoutError, ConnectionError) as error:
-                out.error = f"push missing: {type(error).__name__}"
-        for fut in pending:
-            if not fut.done():
-                fut.cancel()
+        await pushes_arrived(out, push, extra, pending)
         return out
 
     async def _send_frame(self, seat: int, text: str, ply: int, answer, out: Outcome) -> None:
@@ -528,16 +535,9 @@ class BarePair:
             await self._send_frame(side, answer, out)
         else:
             await self._post(side, out)
-        if not out.error:
-            try:
-                out.arrived = await asyncio.wait_for(push, PUSH_TIMEOUT)
-                for fut in extra:
-                    out.extra.append(await asyncio.wait_for(fut, PUSH_TIMEOUT))
-            except (TimeoutError, ConnectionError) as error:
-                out.error = f"push missing: {type(error).__name__}"
-        for fut in [push, *extra, *([answer] if answer is not None else [])]:
-            if not fut.done():
-                fut.cancel()
+        await pushes_arrived(
+            out, push, extra, [push, *extra, *([answer] if answer is not None else [])]
+        )
         return out
 
     async def _post(self, side: int, out: Outcome) -> None:
