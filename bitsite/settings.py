@@ -333,6 +333,16 @@ if ANALYSIS_POOL not in ("process", "thread"):
 CHALLENGE_TTL = int(os.environ.get("BITSITE_CHALLENGE_TTL", str(24 * 3600)))
 ANALYSIS_WORKERS = int(os.environ.get("BITSITE_ANALYSIS_WORKERS", "1"))
 ANALYSIS_QUEUE = int(os.environ.get("BITSITE_ANALYSIS_QUEUE", "4"))
+# The threads that run the site's views in each server process (the sync_chain hook,
+# bitsite/runtime/handler.py: without it, Django's thread per request). More requests
+# than this wait in line; the ones that may wait long (cold solves) must never fill it.
+REQUEST_THREADS = int(os.environ.get("BITSITE_REQUEST_THREADS", "12"))
+if REQUEST_THREADS < ANALYSIS_WORKERS + ANALYSIS_QUEUE + 4:
+    raise ImproperlyConfigured(
+        f"BITSITE_REQUEST_THREADS ({REQUEST_THREADS}) must exceed the analysis board's "
+        f"workers and queue ({ANALYSIS_WORKERS} + {ANALYSIS_QUEUE}) by at least 4: a request "
+        "waiting for a cold solve holds its thread."
+    )
 
 # Notifications that reach a player away from the site (people/delivery.py): Web Push
 # and email. The site's VAPID private key (base64url: the raw 32-byte key, or DER), which

@@ -25,8 +25,8 @@ A refusal has a Retry-After header and a plain message, as a page or, for htmx, 
 of the part the request swaps (``target``): 429 past a limit, 503 when the pool is busy.
 A 429 is answered after at most ``HOLD_SECONDS``: a client that keeps asking gets its
 refusals that slowly, so that its flood costs the server next to nothing (measured in
-docs/features/learn.md).
-"""
+docs/features/learn.md); served, the wait is the event loop's and holds no request thread
+(``bitsite.runtime.handler.hold``)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from django.core.cache import caches
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
+from bitsite.runtime import handler
 from games import limits
 from games.rules import Analysis, Game, Position
 
@@ -169,8 +170,6 @@ def theory(request, game: Game, options: dict[str, Any]) -> Theory:
 
 def refused(request, target: str, refusal: Refused):
     """The refusal as a page, or for htmx in place of the element ``target``."""
-    if refusal.status == 429:
-        time.sleep(min(HOLD_SECONDS, refusal.retry_after))
     partial = bool(request.htmx) and not request.htmx.history_restore_request
     again = request.get_full_path() if request.method in ("GET", "HEAD") else request.path
     context = {
@@ -183,6 +182,8 @@ def refused(request, target: str, refusal: Refused):
     response = render(request, template, context, status=refusal.status)
     response["Retry-After"] = str(refusal.retry_after)
     patch_vary_headers(response, ["HX-Request"])
+    if refusal.status == 429:  # held on the event loop, not in a request thread
+        return handler.hold(request, response, min(HOLD_SECONDS, refusal.retry_after))
     return response
 
 

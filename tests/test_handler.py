@@ -5,6 +5,9 @@ behaves as through Django's own handler. (The served process's warm-up: test_run
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import random
+import threading
 
 import pytest
 from asgiref import sync
@@ -89,27 +92,96 @@ async def test_the_middleware_still_guards_every_request():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_requests_thread_closes_its_connections_as_it_ends_with_the_hook(monkeypatch):
-    """Each request runs in a thread of its own: a connection left open there would be
-    closed by the garbage collector, in one of its pauses."""
-    from django.db import connections
+async def test_requests_run_in_the_process_s_request_threads_which_keep_their_connection(
+    monkeypatch,
+):
+    """With the hook, every request runs in one of REQUEST_THREADS threads that outlive it:
+    however many come at once, no more threads than that, and a thread's database
+    connection serves its next request (CONN_MAX_AGE on SQLite; with PostgreSQL's pool,
+    CONN_MAX_AGE 0, it goes back to the pool after each request)."""
+    from django.conf import settings
+    from django.db import connection
 
     from bitsite.runtime import handler as handlers
 
     match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
-    seen = []
-    close = handlers.close_connections
+    served = []  # (thread, its connection after the request)
+    respond = handlers.SyncChainASGIHandler._respond
 
-    def watched():
-        opened = [c for c in connections.all(initialized_only=True) if c.connection is not None]
-        close()
-        seen.append([(c.alias, c.connection) for c in opened])
+    def watched(self, request):
+        response = respond(self, request)
+        served.append((threading.current_thread(), connection.connection))
+        return response
 
-    monkeypatch.setattr(handlers, "close_connections", watched)
-    response = await fetch("GET", f"/m/{match.public_id}/")
-    assert response["status"] == 200
-    if not HOOKED:  # Django's own handler leaves them to CONN_MAX_AGE (and the collector)
-        assert seen == []
+    monkeypatch.setattr(handlers.SyncChainASGIHandler, "_respond", watched)
+    many = 3 * settings.REQUEST_THREADS
+    answers = await asyncio.gather(*(fetch("GET", f"/m/{match.public_id}/") for _ in range(many)))
+    assert [a["status"] for a in answers] == [200] * many
+    if not HOOKED:  # Django's own handler: no _respond, a thread of its own per request
+        assert served == []
         return
-    assert seen and seen[0], "the match page read the database in the request's thread"
-    assert all(connection is None for _, connection in seen[0])
+    threads = {thread for thread, _ in served}
+    assert all(t.name.startswith(handlers.THREAD_NAME) for t in threads)
+    assert len(threads) <= settings.REQUEST_THREADS
+    conns: dict[threading.Thread, set] = {}
+    for thread, conn in served:
+        conns.setdefault(thread, set()).add(conn)
+    if settings.DATABASES["default"]["CONN_MAX_AGE"]:  # one connection a thread, used again
+        assert all(len(c) == 1 and None not in c for c in conns.values())
+        assert len(served) > len(threads), "no thread served two requests"
+    else:  # given back (to PostgreSQL's pool) after each request
+        assert all(c == {None} for c in conns.values())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_held_refusal_holds_no_request_thread(monkeypatch):
+    """A 429 of the analysis board is sent late on purpose (learn/answers.py, HOLD_SECONDS).
+    With the hook that wait is the event loop's: with a single request thread, another
+    page is served while the refusal waits. (Django's handler gives each request a thread
+    of its own, which waits.)"""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.conf import settings
+    from django.test import override_settings
+
+    from bitsite.runtime import handler as handlers
+    from learn import answers
+
+    held_for = 60 if HOOKED else 0.5
+    monkeypatch.setattr(answers, "HOLD_SECONDS", held_for)
+    monkeypatch.setattr(handlers, "_threads", ThreadPoolExecutor(1, "bitsite-request-test"))
+    holding = threading.Event()
+    hold = handlers.hold
+
+    def watched(request, response, seconds):
+        holding.set()
+        return hold(request, response, seconds)
+
+    monkeypatch.setattr(handlers, "hold", watched)
+    address = f"10.9.{random.randrange(256)}.{random.randrange(1, 255)}"  # counts of its own
+
+    async def theory():
+        communicator = HttpCommunicator(
+            asgi.application, "GET", "/games/bit-flip/theory/", headers=[(b"host", b"testserver")]
+        )
+        communicator.scope["client"] = (address, 40000)
+        return await communicator.get_response(timeout=2 * held_for)
+
+    with override_settings(RATE_LIMITS={**settings.RATE_LIMITS, "analysis": ("100/m", "1/m")}):
+        assert (await theory())["status"] == 200
+        refused = asyncio.create_task(theory())
+        for _ in range(600):  # until it is refused (30 s at most)
+            if holding.is_set() or refused.done():
+                break
+            await asyncio.sleep(0.05)
+        assert holding.is_set(), "the second theory page was not refused"
+        if not HOOKED:
+            assert (await refused)["status"] == 429
+            return
+        other = await fetch("GET", "/games/bit-flip/")
+        assert other["status"] == 200
+        assert not refused.done(), "the refusal was sent before its hold ended"
+        refused.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await refused
