@@ -12,9 +12,11 @@ hook on and with every hook off.
 ``sync_chain`` (handler.py)
     Django's ASGI handler, with the middleware built as one synchronous chain and run in
     one thread hop per request (Django's own crosses between the event loop and a thread
-    about a dozen times per request); the request's thread closes its database
-    connections when its response is ready. Relies on ``BaseHandler.load_middleware``'s
-    ``is_async`` and on ``ASGIHandler.get_response_async``.
+    about a dozen times per request), into a fixed pool of request threads
+    (REQUEST_THREADS) that keep their database connection between requests (Django's
+    makes a thread, and a connection, per request). Relies on
+    ``BaseHandler.load_middleware``'s ``is_async`` and on
+    ``ASGIHandler.get_response_async``.
 ``deflate`` (deflate.py)
     permessage-deflate for daphne's websockets, with small windows: daphne has no option
     for it, so its ``daphne.server.WebSocketFactory`` is replaced by one that accepts a

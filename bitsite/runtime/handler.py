@@ -7,9 +7,9 @@ the async mode, so such a chain crosses between the event loop and a thread twic
 middleware that is not written async-first (``process_request`` and ``process_response``
 each through ``sync_to_async``) and again around any that is sync-only: about a dozen
 thread hops per request, which a profile of a plain GET showed to be most of its cost.
-Here the chain is built for the sync mode and the whole of it runs in the request's
-thread in one hop, as under WSGI; the rest (reading the body, sending the response, the
-request signals, one thread per request) is Django's ASGI handler unchanged.
+Here the chain is built for the sync mode and the whole of it runs in one hop into a
+thread, as under WSGI; the rest (reading the body, sending the response, the request
+signals) is Django's ASGI handler unchanged.
 
 That hop goes to the process's request threads (``REQUEST_THREADS``, settings), a pool of
 a fixed size, not to a thread made for the request as Django's handler does (its
