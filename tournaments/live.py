@@ -29,10 +29,12 @@ from django.utils import timezone
 
 from games import presence
 from games.live import Window, publisher, server_loop
+from games.models import Match
 from tournaments import director
 from tournaments.models import Entry, Pairing, Tournament
 
 SHOWN = 50  # standings rows drawn live (the page links the full table)
+TOP_GAMES = 10  # games in play listed: those of the best-placed players
 PAGE = "~t:"  # presence "page" prefix of an event's sockets
 OPEN = "open"  # the kind of an anonymous socket of an event's page
 
@@ -76,11 +78,23 @@ def shared_context(tournament: Tournament, *, limit: int | None = SHOWN) -> dict
             row.rank = rank
     for row in rows:  # each row's points read the event: the one in hand, not a query a row
         row.tournament = tournament
-    playing = list(
-        Pairing.objects.filter(
-            tournament=tournament, match__status="playing", match__isnull=False
-        ).select_related("match", "first", "second")[:SHOWN]
-    )
+    # The games in play of the best-placed players, as lichess's "top games" (each row of
+    # the standings links its own player's game): a 1,000-player arena's page was half
+    # games in play, and every page gets it a few times a second.
+    top: list[int] = []
+    for row in rows:
+        if row.playing_id and row.playing.status == Match.Status.PLAYING:
+            if row.playing_id not in top:
+                top.append(row.playing_id)
+            if len(top) == TOP_GAMES:
+                break
+    by_match = {
+        p.match_id: p
+        for p in Pairing.objects.filter(tournament=tournament, match_id__in=top).select_related(
+            "match", "first", "second"
+        )
+    }
+    playing = [by_match[match] for match in top if match in by_match]
     podium = rows[:3] if tournament.status == Tournament.Status.FINISHED else []
     now = timezone.now()
     ends_at = tournament.ends_at

@@ -71,6 +71,32 @@ def test_the_standings_are_drawn_in_a_few_queries_however_many_players(
     assert html.count('class="score"') == 12
 
 
+def test_the_games_in_play_listed_are_those_of_the_best_placed_players(
+    django_assert_max_num_queries,
+):
+    """Each row of the standings links its player's game; the list of games in play names
+    only the top ones (live.TOP_GAMES), in the order of the better-placed player of each."""
+    t = event("arena", starts_in=-1)
+    players = accounts(*(f"p{n:02}" for n in range(2 * live.TOP_GAMES + 6)))
+    for user in players:
+        director.join(t.public_id, user)
+    director.advance(t.public_id)  # everyone paired
+    t = refreshed(t)
+    in_play = Pairing.objects.filter(tournament=t, match__status="playing")
+    assert in_play.count() == live.TOP_GAMES + 3
+    with django_assert_max_num_queries(5):
+        context = live.shared_context(t)
+    listed = [p.match_id for p in context["playing"]]
+    best_first = []
+    for row in context["rows"]:
+        if row.playing_id not in best_first:
+            best_first.append(row.playing_id)
+    assert listed == best_first[: live.TOP_GAMES]
+    html = live.render_shared(t)
+    assert html.count('class="score"') == len(players)
+    assert html.count(">playing</a>") == len(players)  # every row links its own game
+
+
 def test_a_swiss_score_reads_in_whole_and_half_points():
     ana, ben = accounts("ana", "ben")
     t = event("swiss", starts_in=-1, rounds=1)
