@@ -19,6 +19,7 @@ Everything talks to daphne over 127.0.0.1; nothing of Django is imported.
 from __future__ import annotations
 
 import asyncio
+import html
 import math
 import re
 import secrets
@@ -29,6 +30,7 @@ from games.rules import get_game
 GAME = "last-bit-standing"  # no options: the form is the same every time
 SEQ_RE = re.compile(r"by seq(\d+)<")
 MATCH_PATH_RE = re.compile(r"^/m/([\w-]{16})/$")
+FLASH_RE = re.compile(r'<li class="flash-[a-z]+">(.*?)</li>', re.S)
 
 
 def parse_cards(text: str) -> int | None:
@@ -132,6 +134,7 @@ class Browser:
 
     def __init__(self):
         self.cookies = {"csrftoken": secrets.token_hex(16)}
+        self.last_set: dict[str, str] = {}
 
     async def post(
         self, client: load.Client, target: load.Target, path: str, data: dict | None = None
@@ -149,7 +152,21 @@ class Browser:
             session = r.cookies.get("sessionid")
             if session is not None and session.value:
                 self.cookies["sessionid"] = session.value
+            # The rest (the messages' cookie) only for ``notice``: carried from one request
+            # to the next it would grow, and change what the churn measures.
+            self.last_set = {name: m.value for name, m in r.cookies.items() if m.value}
             return r.status, r.headers.get("Location", "")
+
+    async def notice(self, client: load.Client, target: load.Target, path: str) -> str:
+        """The first message of the page the last answer redirected to (a refusal's reason)."""
+        cookies = {**self.cookies, **self.last_set}
+        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())}
+        async with client.session.get(
+            target.http + path, headers=headers, allow_redirects=False
+        ) as r:
+            body = await r.text()
+        found = FLASH_RE.search(body)
+        return html.unescape(found.group(1)).strip()[:120] if found else f"HTTP {r.status}"
 
 
 class Churn:
@@ -179,6 +196,9 @@ class Churn:
                 self.client, self.target, f"/lobby/{found.group(1)}/accept"
             )
             if status != 303 or location != path:
+                if status == 303 and location:  # refused: the reason is on the page it leads to
+                    why = await taker.notice(self.client, self.target, location)
+                    return f"accept refused: {why}"
                 return f"accept: HTTP {status}"
         except Exception as error:
             return f"failed: {type(error).__name__}"

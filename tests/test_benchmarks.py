@@ -511,3 +511,31 @@ def test_a_refused_move_frame_and_a_closed_socket_are_failures_not_moves(live_se
     problems = report.sanity({"load": {"2": {**_run(), "socket": result}}})
     assert any("N=2 socket: 3 errors" in p for p in problems)
     assert any("1 move frames refused" in p for p in problems)
+
+
+def test_the_lobby_churn_names_the_reason_a_challenge_was_not_accepted(live_server_url):
+    """A refused accept answers 303 to the home page; the churn's error names the message
+    that page shows (``accept refused: ...``), not only the status."""
+    import asyncio
+
+    from benchmarks import lobby
+
+    port = int(live_server_url.rsplit(":", 1)[1])
+
+    async def own_challenge() -> tuple[str, str]:
+        async with load.Client() as client:
+            target = load.Target(port)
+            churn = lobby.Churn(client, target, rate=1)
+            creator = churn.browsers[0]
+            status, location = await creator.post(
+                client, target, f"/games/{lobby.GAME}/new/", lobby.form("mine")
+            )
+            assert status == 303, status
+            public_id = lobby.MATCH_PATH_RE.match(location).group(1)
+            status, location = await creator.post(client, target, f"/lobby/{public_id}/accept")
+            assert status == 303 and location == "/", (status, location)
+            return await creator.notice(client, target, location), location
+
+    why, _ = asyncio.run(own_challenge())
+    assert why and not why.startswith("HTTP"), why
+    assert "own" in why.lower(), why
