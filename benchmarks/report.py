@@ -1925,7 +1925,15 @@ def tournaments_lines(results: dict) -> list[str]:
             f"closed; {repair['errors']} errors; "
             f"{repair.get('panels_missed', 0)} of {2 * repair.get('games', 0):,} game panels "
             f"never reached their page; {repair.get('paused_at_close', 0)} players paused at "
-            "the close). Each page got "
+            "the close)."
+            + (
+                " From a pairing (`Pairing.created_at`) to its panel on the page, p50 / p99: "
+                + ms(_f(repair["panel_delivery"][f"{p}_ms"], 0) for p in ("p50", "p99"))
+                + " ms."
+                if repair.get("panel_delivery", {}).get("count")
+                else ""
+            )
+            + " Each page got "
             f"{_f(repair['frames_per_page_per_s'])} frames a second of "
             f"{_f(repair['frame_kib'])} KiB on average."
         )

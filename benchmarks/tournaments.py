@@ -296,10 +296,15 @@ def _when(text: str | None) -> float | None:
     return stamp.timestamp()
 
 
-def missed_panels(db: Path, public_id: str, players: list[Player], before: float) -> dict:
+def missed_panels(
+    db: Path, public_id: str, players: list[Player], before: float, wall: float
+) -> dict:
     """The event's games (made before ``before``, Unix time) whose "Go to your game" never
-    reached one of their players' pages, and the players paused when the run closed."""
+    reached one of their players' pages, the players paused when the run closed, and how
+    long each panel took from its pairing (``Pairing.created_at``) to its page (``wall``:
+    the client's clock to Unix time): the pages' repair less the server's."""
     shown = {p.user_id: set(p.shown_at) for p in players}
+    shown_at = {p.user_id: p.shown_at for p in players}
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         rows = conn.execute(
             "SELECT m.public_id, m.seat1_user_id, m.seat2_user_id, p.created_at "
@@ -326,7 +331,14 @@ def missed_panels(db: Path, public_id: str, players: list[Player], before: float
         for user in (one, two)
         if _when(created) < before and match not in shown.get(user, ())
     )
+    delivery = [
+        max(0.0, shown_at[user][match] + wall - _when(created))
+        for match, one, two, created in rows
+        for user in (one, two)
+        if match in shown_at.get(user, {})
+    ]
     return {
+        "panel_delivery": load.summarize(delivery),
         "panels_missed": missed,
         "games": len(rows),
         "paused_at_close": paused,
@@ -441,7 +453,7 @@ async def repair_run(env: dict, args, tmp: Path) -> dict:
             closed_at + wall,
         )
         result.update(
-            missed_panels(db, row["public_id"], arena.players, closed_at + wall - args.t_tail)
+            missed_panels(db, row["public_id"], arena.players, closed_at + wall - args.t_tail, wall)
         )
         result["server_tracebacks"] = server.tracebacks()
     finally:
@@ -452,7 +464,9 @@ async def repair_run(env: dict, args, tmp: Path) -> dict:
         f"{s['p99_ms']:.0f} ms, max {s['max_ms']:.0f} ms of {s['count']}; client (resign "
         f"answer -> next game's panel): p50 {c['p50_ms']:.0f}, p99 {c['p99_ms']:.0f}, max "
         f"{c['max_ms']:.0f} ms; still waiting {c['still_waiting']}; errors {result['errors']}; "
-        f"{result['panels_missed']} of {2 * result['games']} panels never shown; "
+        f"{result['panels_missed']} of {2 * result['games']} panels never shown; from a "
+        f"pairing to its panel on the page p50 {result['panel_delivery']['p50_ms']:.0f}, p99 "
+        f"{result['panel_delivery']['p99_ms']:.0f} ms; "
         f"{result['paused_at_close']} players paused at the close; endings {result['endings']}; "
         "requests p50 / p99 ms: "
         + ", ".join(

@@ -310,6 +310,7 @@ def _tournaments() -> dict:
             "frame_kib": 4.0,
             "server": repair_side,
             "client": repair_side,
+            "panel_delivery": load.summarize([0.1, 0.2, 0.3]),
         },
         "fanout": {
             "pages": 3,
@@ -340,7 +341,9 @@ def test_the_tournaments_benchmark_reads_its_frames_and_is_reported_and_checked(
     assert targets["tournament_fanout"]["p99_ratio"] == 1.0
     results = {"load": {"2": _run()}, "config": {}, "tournaments": phase}
     results["targets"] = report.targets(results)
-    assert "Arena repair: 20 players" in report.tournaments_text(results)
+    text = report.tournaments_text(results)
+    assert "Arena repair: 20 players" in text
+    assert "to its panel on the page, p50 / p99: 200 / 298 ms" in text
     assert "Standings fan-out" in report.readme_tournaments(
         {**results, "machine": {}, "started": "now"}
     )
