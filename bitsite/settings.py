@@ -164,9 +164,10 @@ SQLITE_PATH = BASE_DIR / "db.sqlite3"
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        # Kept open by the websocket consumers' database threads (the one that renders
-        # pushes, and the executor's for presence); each HTTP request runs in a thread of
-        # its own under ASGI, so it opens its own either way.
+        # Kept open by the threads that live as long as the process: the request threads
+        # (REQUEST_THREADS, the sync_chain hook), the SQLite writer, the pusher and the
+        # websocket consumers' database threads. Without the hook, Django's ASGI handler
+        # runs each request in a thread of its own, which opens its own either way.
         conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "600")),
         conn_health_checks=True,
     )
@@ -183,8 +184,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Under ASGI every request runs in a thread of its own, so Django's persistent
-    # connections cannot be reused: a pool per process bounds the connections. Every
+    # A pool per process bounds the connections (Django's persistent connections would
+    # be one per thread, and without the sync_chain hook every request has a thread of
+    # its own; with it, each request gives its connection back when it ends). Every
     # connection of the process comes from it (requests, and the sockets' database
     # threads), so PostgreSQL's max_connections must exceed processes x DJANGO_DB_POOL_SIZE
     # plus room for migrations, cron and psql (docs/operations.md: three processes of 20
