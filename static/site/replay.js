@@ -77,15 +77,22 @@
     if (busy) return;
     busy = true;
     var asked = target;
-    var done = function () { // go on only if the answer is the ply asked for (no loop on errors)
-      busy = false;
-      if (root() && num(root(), "data-ply") === asked) pump(); else target = null;
-    };
-    // The server answers a request marked as htmx's with the #replay partial alone.
+    // The server answers a request marked as htmx's with the #replay partial alone. An
+    // answer is drawn only while its ply is still the one wanted: a step shown meanwhile
+    // from a held frame (the frames may arrive while the request is out) is not undone.
     get(urlFor(asked), { "HX-Request": "true" }).then(function (html) {
+      busy = false;
       var r = root();
-      if (r) r.outerHTML = html;
-    }).then(done, done);
+      if (r && target === asked) {
+        r.outerHTML = html;
+        if (num(root(), "data-ply") !== asked) target = null; // no loop on an odd answer
+      }
+      pump();
+    }, function () {
+      busy = false;
+      if (target === asked) target = null; // no loop on errors
+      pump();
+    });
   }
 
   function get(url, headers) {
