@@ -105,6 +105,20 @@ def _changed(tournament: Tournament, *, look_again: bool = True, left=()) -> Non
     transaction.on_commit(committed)
 
 
+def _paired(tournament: Tournament, entries: tuple[Entry, Entry]) -> None:
+    """After commit: the two players' own panels ("Go to your game"), drawn from the rows in
+    hand and pushed at once, ahead of the standings' batched draw (which draws them again:
+    a page forwards only the newer). A player who has just finished a game waits for this
+    one panel; behind a busy event's window and its standings it came seconds late."""
+
+    def committed():
+        from tournaments import live
+
+        live.paired(tournament, entries)
+
+    transaction.on_commit(committed)
+
+
 def _bump(tournament: Tournament, **changes) -> None:
     changes["version"] = F("version") + 1
     Tournament.objects.filter(pk=tournament.pk).update(**changes)
@@ -643,6 +657,9 @@ def _make_game(tournament: Tournament, round_number: int, first: Entry, second: 
         Entry.objects.filter(pk=entry.pk).update(
             playing=match, waiting_since=None, panel_version=_panel(tournament)
         )
+        entry.playing, entry.waiting_since = match, None
+        entry.panel_version = _panel(tournament)
+    _paired(tournament, (first, second))
     return Pairing.objects.create(
         tournament=tournament, round=round_number, match=match, first=first, second=second
     )

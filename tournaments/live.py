@@ -162,6 +162,24 @@ def oob(html: str) -> str:
 # ---- drawing and sending, once per change (batched) ----------------------------------------
 
 
+def paired(tournament: Tournament, entries) -> None:
+    """Just after a pairing committed: each paired player's panel, drawn from the rows the
+    write holds (no query), at the version it committed (``tournament`` as the write left
+    it). The batched draw of the same change (``Drawer``) draws these panels again at that
+    version or a later one; a page forwards a panel only if newer than the one it shows."""
+    for entry in entries:
+        entry.tournament = tournament
+        publisher.publish(
+            player_group(tournament.public_id, entry.user_id),
+            {
+                "type": "tournament.panel",
+                "version": tournament.version,
+                "html": oob(render_panel(tournament, entry, signed_in=True)),
+                "entry": True,
+            },
+        )
+
+
 class Drawer:
     """The changes of one process's events on their way, in bursts per event
     (``games.live.Window``, every TOURNAMENT_PUSH_EVERY seconds). Each change names the

@@ -59,6 +59,43 @@ def test_the_bye_and_the_end_of_a_swiss_event_reach_the_players_panels(pushed):
     assert all("You finished" in html for html in last.values())
 
 
+@pytest.mark.parametrize("kind", ["arena", "swiss"])
+def test_a_pairing_pushes_the_paired_players_panels_at_its_commit(kind, monkeypatch):
+    """ "Go to your game" does not wait for the event's batched draw (held here: it draws
+    nothing): each paired player's panel is pushed as the pairing commits, at the version
+    it committed, drawn from the rows the write held without a query."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    monkeypatch.setattr(live.drawer, "changed", lambda *args, **kwargs: None)
+    messages: list[tuple[str, dict]] = []
+    monkeypatch.setattr(live.publisher, "publish", lambda g, m: messages.append((g, m)))
+    queries: list[int] = []
+    drawn = live.paired
+
+    def paired(tournament, entries):
+        with CaptureQueriesContext(connection) as seen:
+            drawn(tournament, entries)
+        queries.append(len(seen))
+
+    monkeypatch.setattr(live, "paired", paired)
+    players = accounts("ana", "ben", "cat", "dan")
+    t = event(kind, starts_in=-1)
+    for user in players:
+        director.join(t.public_id, user)
+    assert director.advance(t.public_id)
+    t = refreshed(t)
+    assert queries == [0, 0]  # one push of two panels a pair, none reading the database
+    for p in Pairing.objects.filter(tournament=t).select_related("first", "second", "match"):
+        for entry in (p.first, p.second):
+            sent = [m for g, m in messages if g == live.player_group(t.public_id, entry.user_id)]
+            assert len(sent) == 1
+            assert sent[0]["type"] == "tournament.panel" and sent[0]["version"] == t.version
+            assert "Go to your game" in sent[0]["html"]
+            assert p.match.get_absolute_url() in sent[0]["html"]
+    assert not [g for g, m in messages if g == live.group(t.public_id)]  # the draw was held
+
+
 def test_the_standings_are_drawn_in_a_few_queries_however_many_players(
     django_assert_max_num_queries,
 ):
