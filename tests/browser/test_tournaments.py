@@ -151,6 +151,17 @@ def test_an_arena_of_four_pairs_plays_and_scores_live_on_every_page(
             expect(row(other, entry)).to_contain_text(user.username, timeout=LIVE)
             expect(other.locator("#t-state")).to_contain_text(f"{n} player", timeout=LIVE)
     spectator.screenshot(path=str(artifacts / "arena-upcoming.png"), full_page=True)
+    # The rules show the streak's flame: drawn by the style sheet (a row of the standings
+    # carries only its name), an em square in its colour.
+    flame = spectator.locator(".fire").first
+    expect(flame).to_have_attribute("aria-label", "on fire")
+    expect(flame).to_be_visible()
+    drawn = flame.evaluate(
+        "el => { const s = getComputedStyle(el), b = el.getBoundingClientRect();"
+        " return [b.width, b.height, s.maskImage || s.webkitMaskImage, s.backgroundColor]; }"
+    )
+    assert drawn[0] > 8 and drawn[1] > 8 and drawn[2].startswith('url("data:image/svg+xml'), drawn
+    assert drawn[3] == "rgb(217, 72, 15)", drawn
     start_soon(t)
 
     # It starts by itself when the countdown ends; everyone is paired, live.
