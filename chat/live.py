@@ -23,8 +23,16 @@ SHOWN = 100  # the newest messages of a room a page shows
 log = logging.getLogger(__name__)
 
 
-def messages_for(match: Match, room: str, viewer: Viewer) -> list[Message]:
-    """The newest messages of ``room`` as this kind of viewer reads them, oldest first."""
+def muted(match: Match, seat: int | None) -> bool:
+    """Whether the player in ``seat`` has muted the other (None: not a player)."""
+    return seat is not None and Mute.objects.filter(match=match, seat=seat).exists()
+
+
+def messages_for(
+    match: Match, room: str, viewer: Viewer, *, mute: bool | None = None
+) -> list[Message]:
+    """The newest messages of ``room`` as this kind of viewer reads them, oldest first
+    (``mute``: whether this viewer's seat muted the other, if the caller has read it)."""
     seen = Message.objects.filter(match=match, room=room, hidden=False)
     seat = rooms.players_seat(match, viewer) if room == Room.PLAYERS else None
     if seat is None:
@@ -33,7 +41,7 @@ def messages_for(match: Match, room: str, viewer: Viewer) -> list[Message]:
         # A muted account's words reach its author only; a player who muted the other
         # reads only their own.
         seen = seen.exclude(shadowed=True, seat=3 - seat)
-        if Mute.objects.filter(match=match, seat=seat).exists():
+        if muted(match, seat) if mute is None else mute:
             seen = seen.exclude(seat=3 - seat)
     return list(seen.order_by("-created_at", "-pk")[:SHOWN])[::-1]
 

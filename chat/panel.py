@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from chat import live, rooms
-from chat.models import MAX_LENGTH, Mute, Room
+from chat.models import MAX_LENGTH, Room
 from games.models import Match
 from games.rights import Viewer
 
@@ -17,17 +17,18 @@ def panel_context(match: Match, viewer: Viewer, request, room: str, **extra) -> 
     who, why_not = rooms.writer(match, viewer, user, room)
     seat = rooms.players_seat(match, viewer) if room == Room.PLAYERS else None
     other_joined = seat is not None and bool(match.seat_secret_hash(3 - seat))
+    mute = live.muted(match, seat)  # read once: the log drawn below and the mute button
     return {
         "match": match,
         "room": room,
         "title": rooms.TITLES[room],
-        "messages": live.messages_for(match, room, viewer),
+        "messages": live.messages_for(match, room, viewer, mute=mute),
         "seat": seat,
         "may_write": who is not None,
         "why_not": why_not,
         "max_length": MAX_LENGTH,
         "may_mute": other_joined,
-        "muted": seat is not None and Mute.objects.filter(match=match, seat=seat).exists(),
+        "muted": mute,
         "may_report": seat is not None or (user is not None and user.is_authenticated),
         **extra,
     }

@@ -221,6 +221,20 @@ def test_a_player_mutes_the_other_who_is_not_told(friends):
     assert lines(page(ada, match), "players") == ["first", "second", "mine"]
 
 
+def test_a_players_page_reads_whether_they_muted_the_other_once(friends):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match, ada, bob = friends
+    ada.post(f"/m/{match.public_id}/chat/mute", {"muted": "1"})
+    bob.post(say_url(match, "players"), {"text": "hidden from Ada"})
+    with CaptureQueriesContext(connection) as seen:
+        html = page(ada, match)
+    assert lines(html, "players") == []
+    assert 'name="muted" value="0"' in html  # the button offers to unmute
+    assert sum('"chat_mute"' in q["sql"] for q in seen.captured_queries) == 1
+
+
 def test_an_account_muted_site_wide_is_read_by_nobody_else():
     ada, bob, cleo = account("ada"), account("bob"), account("cleo")
     match, t1, t2 = rated_match(ada, bob, rated=False)
