@@ -26,6 +26,7 @@ import contextvars
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from typing import TypeVar
@@ -47,6 +48,11 @@ SEND_TIMEOUT = 2.0  # seconds a group send may take before the layer counts as d
 RETRY_EVERY = 1.0  # seconds between attempts to reach a layer that is down
 MAX_KEPT = 10_000  # groups whose newest message is kept through an outage
 CONNECT_ATTEMPTS = 4  # tries of a send that fails with a connection error
+# Group sends in flight at once in a process. A burst (a thousand players' panels as an
+# arena starts) waits its turn here: sent all at once over Redis, it took every connection
+# of the layer's pool (MaxConnectionsError) and held each send past SEND_TIMEOUT, which
+# counted as an outage.
+SEND_SLOTS = 64
 PROBE = "bitsite.probe"  # a group nobody joins: sending to it tells whether the layer answers
 
 
@@ -355,6 +361,8 @@ class Publisher:
         self.retrying: asyncio.Task | None = None
         self.probing: asyncio.Task | None = None
         self.failures = 0  # sends that failed, in this process's life (for tests and logs)
+        self.slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> slots
+        self.in_flight = 0  # group sends under way (tests)
 
     @property
     def down(self) -> bool:
@@ -391,12 +399,27 @@ class Publisher:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
+    def _slots(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        slots = self.slots.get(loop)
+        if slots is None:
+            slots = self.slots[loop] = asyncio.Semaphore(SEND_SLOTS)
+        return slots
+
     async def _send(self, group: str, message: dict, *, background: bool = True) -> bool:
         layer = get_channel_layer()
         if layer is None:
             return True
         try:
-            await self._group_send(layer, group, message)
+            async with self._slots():
+                if background and self.down:  # it failed while this one waited its turn
+                    self._keep(group, message)
+                    return False
+                self.in_flight += 1
+                try:
+                    await self._group_send(layer, group, message)
+                finally:
+                    self.in_flight -= 1
         except Exception as error:  # including TimeoutError: a hung Redis
             self.failures += 1
             if background:
