@@ -1913,8 +1913,13 @@ def tournaments_lines(results: dict) -> list[str]:
             f"Arena repair: {repair['players']:,} players, each game a move each and a "
             f"resignation, each step after a pause of {_f(repair['think_s'] / 2, 1)} to "
             f"{_f(1.5 * repair['think_s'], 1)} s; {_f(repair['games_per_s'])} games ended a second "
-            f"over the {_f(repair['measured_s'], 0)} s measured (the server busy "
-            f"{_f(100 * repair['server_cpu_share'], 0)}% of a core). From a game's end to its "
+            f"over the {_f(repair['measured_s'], 0)} s measured ("
+            + (
+                f"{repair['processes']} daphne processes on PostgreSQL and Redis, busy "
+                if repair.get("processes", 1) > 1
+                else "the server busy "
+            )
+            + f"{_f(100 * repair['server_cpu_share'], 0)}% of a core). From a game's end to its "
             "players' next game, p50 / p95 / p99 / max: on the server (`finished_at` to the next "
             "`Pairing.created_at`) "
             + ms(_f(s[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))

@@ -56,7 +56,7 @@ from pathlib import Path
 import aiohttp
 
 from benchmarks import load
-from benchmarks.servers import BenchServer, bench_env, run_module
+from benchmarks.servers import REDIS_URL, BenchServer, bench_env, run_module
 from games.rules import get_game
 
 VERSION_RE = re.compile(r'id="t-live"[^>]*data-version="(\d+)"')
@@ -120,19 +120,27 @@ class Player(Account):
         self.frames = 0
         self.bytes = 0
         self.closed_code: int | None = None
+        self.target: load.Target | None = None  # the server process it talks to
 
 
 class Arena:
     """The simulated players of one running arena."""
 
     def __init__(
-        self, client: load.Client, target: load.Target, row: dict, think: float, moves: int
+        self,
+        client: load.Client,
+        target: load.Target | list[load.Target],
+        row: dict,
+        think: float,
+        moves: int,
     ):
         self.client = client
-        self.target = target
         self.public_id = row["public_id"]
         self.rules = get_game(row["game"])
         self.players = [Player(p) for p in row["players"]]
+        targets = target if isinstance(target, list) else [target]
+        for n, player in enumerate(self.players):  # as a balancer spreads browsers
+            player.target = targets[n % len(targets)]
         self.think = think
         self.moves = moves
         self.rng = random.Random(1)
@@ -147,8 +155,8 @@ class Arena:
     async def open(self) -> None:
         async def one(player: Player) -> None:
             player.ws = await self.client.session.ws_connect(
-                f"{self.target.ws}/ws/t/{self.public_id}/",
-                headers={"Origin": self.target.origin, "Cookie": player.cookie},
+                f"{player.target.ws}/ws/t/{self.public_id}/",
+                headers={"Origin": player.target.origin, "Cookie": player.cookie},
                 autoping=True,
                 max_msg_size=0,
             )
@@ -194,7 +202,7 @@ class Arena:
     async def _get(self, player: Player, path: str) -> str:
         sent = load.now()
         async with self.client.session.get(
-            self.target.http + path, headers={"Cookie": player.cookie}
+            player.target.http + path, headers={"Cookie": player.cookie}
         ) as r:
             body = await r.text()
             if r.status != 200:
@@ -205,7 +213,9 @@ class Arena:
     async def _post(self, player: Player, path: str, data: dict | None = None) -> str:
         sent = load.now()
         async with self.client.session.post(
-            self.target.http + path, data=data or {}, headers=player.headers(self.target, path)
+            player.target.http + path,
+            data=data or {},
+            headers=player.headers(player.target, path),
         ) as r:
             body = await r.text()
             if r.status != 200:
@@ -284,10 +294,26 @@ class Arena:
         await asyncio.gather(*(one(p) for p in self.players), return_exceptions=True)
 
 
-def _when(text: str | None) -> float | None:
-    """A datetime as SQLite keeps Django's (UTC, ISO), as a Unix time."""
+@contextlib.contextmanager
+def reading(db: Path | str):
+    """The run's database, read after the run: ``db`` a SQLite file or a PostgreSQL URL.
+    Yields ``query(sql, params)`` (``?`` placeholders) -> rows."""
+    if isinstance(db, str) and db.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            yield lambda sql, params: conn.execute(sql.replace("?", "%s"), params).fetchall()
+        return
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        yield lambda sql, params: conn.execute(sql, params).fetchall()
+
+
+def _when(text: str | datetime | None) -> float | None:
+    """A datetime as the database gave it (SQLite: Django's UTC ISO text), as a Unix time."""
     if not text:
         return None
+    if isinstance(text, datetime):
+        return text.timestamp()
     stamp = datetime.fromisoformat(text.replace(" ", "T"))
     if stamp.tzinfo is None:
         from datetime import UTC
@@ -297,7 +323,7 @@ def _when(text: str | None) -> float | None:
 
 
 def missed_panels(
-    db: Path, public_id: str, players: list[Player], before: float, wall: float
+    db: Path | str, public_id: str, players: list[Player], before: float, wall: float
 ) -> dict:
     """The event's games (made before ``before``, Unix time) whose "Go to your game" never
     reached one of their players' pages, the players paused when the run closed, and how
@@ -305,25 +331,25 @@ def missed_panels(
     the client's clock to Unix time): the pages' repair less the server's."""
     shown = {p.user_id: set(p.shown_at) for p in players}
     shown_at = {p.user_id: p.shown_at for p in players}
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        rows = conn.execute(
+    with reading(db) as query:
+        rows = query(
             "SELECT m.public_id, m.seat1_user_id, m.seat2_user_id, p.created_at "
             "FROM tournaments_pairing p JOIN tournaments_tournament t ON t.id = p.tournament_id "
             "JOIN games_match m ON m.id = p.match_id WHERE t.public_id = ?",
             [public_id],
-        ).fetchall()
-        paused = conn.execute(
+        )
+        paused = query(
             "SELECT count(*) FROM tournaments_entry e JOIN tournaments_tournament t "
             "ON t.id = e.tournament_id WHERE t.public_id = ? AND NOT e.active",
             [public_id],
-        ).fetchone()[0]
+        )[0][0]
         endings = dict(
-            conn.execute(
+            query(
                 "SELECT m.ending, count(*) FROM tournaments_pairing p JOIN tournaments_tournament "
                 "t ON t.id = p.tournament_id JOIN games_match m ON m.id = p.match_id "
                 "WHERE t.public_id = ? GROUP BY m.ending",
                 [public_id],
-            ).fetchall()
+            )
         )
     missed = sum(
         1
@@ -346,17 +372,19 @@ def missed_panels(
     }
 
 
-def server_repairs(db: Path, public_id: str, measured_from: float, measured_to: float, closed):
+def server_repairs(
+    db: Path | str, public_id: str, measured_from: float, measured_to: float, closed
+):
     """From each of the event's games that ended in the window (its ``finished_at``, Unix
     time) to its players' next ``Pairing.created_at``, from the database."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        rows = conn.execute(
+    with reading(db) as query:
+        rows = query(
             "SELECT p.first_id, p.second_id, p.created_at, m.finished_at "
             "FROM tournaments_pairing p JOIN tournaments_tournament t ON t.id = p.tournament_id "
             "JOIN games_match m ON m.id = p.match_id WHERE t.public_id = ? "
             "ORDER BY p.created_at, p.id",
             [public_id],
-        ).fetchall()
+        )
     games: dict[int, list[tuple[float, float | None]]] = {}
     for first, second, created, finished in rows:
         for entry in (first, second):
@@ -378,23 +406,53 @@ def server_repairs(db: Path, public_id: str, measured_from: float, measured_to: 
 
 
 async def repair_run(env: dict, args, tmp: Path) -> dict:
+    """The repair on one process (SQLite, the in-process layer), or with ``--t-processes``
+    N > 1 on N daphne processes over PostgreSQL and Redis, the scale-out configuration
+    (the players spread over them as a balancer would, each process's scheduler running,
+    one of them pairing at a time)."""
+    processes = args.t_processes
+    if processes <= 1:
+        return await _repair_on(env, args, tmp / "tournament-repair.sqlite3", 1)
+    from benchmarks.servers import PostgresDatabase, services_problem
+
+    problem = services_problem()
+    if problem:
+        raise RuntimeError(f"the repair on {processes} processes needs them: {problem}")
+    with PostgresDatabase() as database:
+        result = await _repair_on(
+            env | bench_env(database.url, REDIS_URL), args, database.url, processes
+        )
+    result["database"] = "PostgreSQL (fresh database, dropped after)"
+    result["redis"] = REDIS_URL
+    return result
+
+
+async def _repair_on(env: dict, args, db: Path | str, processes: int) -> dict:
     from benchmarks.run import RAW, Profiler
 
     RAW.mkdir(parents=True, exist_ok=True)
     players = args.t_players
-    db = tmp / "tournament-repair.sqlite3"
-    env = env | bench_env(f"sqlite:///{db}") | WITH_SCHEDULER
+    if processes <= 1:
+        env = env | bench_env(f"sqlite:///{db}")
+    env = env | WITH_SCHEDULER
     run_module(env, "benchmarks.fixtures", "prepare")
     progress(f"Tournament repair: making an arena of {players} accounts, all joined")
     made = time.monotonic()
     row = await asyncio.to_thread(make_arena, env, players)
-    progress(f"  made in {time.monotonic() - made:.0f} s; starting its server")
-    server = BenchServer(env, name="bench-tournament-repair").start()
-    result: dict = {"players": players, "think_s": args.t_think}
+    progress(f"  made in {time.monotonic() - made:.0f} s; starting {processes} server process(es)")
+    servers = [
+        BenchServer(env, name=f"bench-tournament-repair-{n}").start() for n in range(processes)
+    ]
+    server = servers[0]
+    result: dict = {"players": players, "think_s": args.t_think, "processes": processes}
+
+    def cpu_seconds() -> float:
+        return sum(s.cpu_seconds() for s in servers)
+
     try:
         async with load.Client() as client:
-            target = load.Target(server.port)
-            arena = Arena(client, target, row, args.t_think, args.t_moves)
+            targets = [load.Target(s.port) for s in servers]
+            arena = Arena(client, targets, row, args.t_think, args.t_moves)
             await arena.open()
             progress(f"  {players} players have the event's page open; the arena starts")
             start = ("benchmarks.fixtures", "start", row["public_id"])
@@ -405,13 +463,13 @@ async def repair_run(env: dict, args, tmp: Path) -> dict:
             closed_at = measured_to + args.t_tail
             arena.stop_at = measured_to
             wall = time.time() - load.now()  # client clock -> Unix time
-            cpu = server.cpu_seconds()
+            cpu = cpu_seconds()
             await asyncio.sleep(max(0.0, measured_from - load.now()))
-            cpu_from, ended_from = server.cpu_seconds(), arena.games_ended
+            cpu_from, ended_from = cpu_seconds(), arena.games_ended
             client_from = time.process_time()
             profiler = Profiler(args.t_profile, server.pid, "tournament-repair", args.t_duration)
             await asyncio.sleep(max(0.0, measured_to - load.now()))
-            cpu_to, ended_to = server.cpu_seconds(), arena.games_ended
+            cpu_to, ended_to = cpu_seconds(), arena.games_ended
             client_cpu = time.process_time() - client_from
             result["profile"] = await asyncio.to_thread(profiler.finish)
             progress(
@@ -430,7 +488,7 @@ async def repair_run(env: dict, args, tmp: Path) -> dict:
                 warmup_s=args.t_warmup,
                 server_cpu_s=cpu_to - cpu_from,
                 server_cpu_share=(cpu_to - cpu_from) / args.t_duration,
-                server_cpu_total_s=server.cpu_seconds() - cpu,
+                server_cpu_total_s=cpu_seconds() - cpu,
                 client_cpu_share=client_cpu / args.t_duration,
                 errors=len(arena.errors),
                 error_kinds=sorted(set(arena.errors))[:10],
@@ -455,9 +513,10 @@ async def repair_run(env: dict, args, tmp: Path) -> dict:
         result.update(
             missed_panels(db, row["public_id"], arena.players, closed_at + wall - args.t_tail, wall)
         )
-        result["server_tracebacks"] = server.tracebacks()
+        result["server_tracebacks"] = [t for s in servers for t in s.tracebacks()]
     finally:
-        server.stop()
+        for one in servers:
+            one.stop()
     s, c = result["server"], result["client"]
     progress(
         f"  repair, server (finished_at -> next pairing): p50 {s['p50_ms']:.0f} ms, p99 "
@@ -642,6 +701,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--t-swiss-players", type=int, help="players of the Swiss pairing (1000)")
     p.add_argument("--t-swiss-runs", type=int, help="Swiss pairings timed (5; tiny 1)")
     p.add_argument(
+        "--t-processes",
+        type=int,
+        default=1,
+        help="daphne processes of the repair (1: SQLite and the in-process layer; more: "
+        "PostgreSQL and Redis, the scale-out configuration, each player on one of them)",
+    )
+    p.add_argument(
         "--t-profile",
         action="store_true",
         help="record the repair's server with py-spy while measured "
@@ -736,7 +802,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str))
     readme = Path(__file__).with_name("README.md")
-    wanted = args.readme if args.readme is not None else not args.tiny
+    # The README's block holds the one-process run that make bench makes.
+    wanted = args.readme if args.readme is not None else not args.tiny and args.t_processes == 1
     if wanted and report.update_readme_tournaments(results, readme):
         progress("Updated the tournaments' figures in benchmarks/README.md")
     problems = report.tournaments_sanity(phase)

@@ -365,6 +365,28 @@ def test_the_tournaments_benchmark_reads_its_frames_and_is_reported_and_checked(
     assert report.sanity({"load": {"2": _run()}, "config": config}) == ["tournaments: did not run"]
 
 
+@pytest.mark.services
+def test_the_arena_repair_runs_on_two_processes_over_postgresql_and_redis(tmp_path):
+    """``--t-processes 2``: the scale-out configuration (a fresh PostgreSQL database,
+    Redis), the players spread over two daphne processes, the figures read from
+    PostgreSQL after the run."""
+    import json
+
+    from benchmarks import tournaments
+
+    out = tmp_path / "repair.json"
+    argv = ["--tiny", "--skip-t-fanout", "--skip-swiss", "--t-processes", "2"]
+    code = tournaments.main([*argv, "--no-readme", "--json", str(out)])
+    repair = json.loads(out.read_text())["tournaments"]["repair"]
+    assert code == 0, report.tournaments_sanity({"repair": repair})
+    assert repair["processes"] == 2 and repair["database"].startswith("PostgreSQL")
+    assert repair["games"] > 0 and repair["server"]["count"] > 0
+    assert repair["errors"] == 0 and repair["panels_missed"] == 0
+    assert "2 daphne processes on PostgreSQL and Redis" in report.tournaments_text(
+        {"tournaments": {"repair": repair}}
+    )
+
+
 def _watched(arrivals: list[float]) -> dict:
     outcome = load.Outcome(scheduled=0.0, sent=0.0, arrived=0.01, answered=0.01, extra=arrivals)
     result = load.moves_result([outcome] * 10, 1.0)
