@@ -124,11 +124,16 @@ async def test_moves_in_quick_succession_each_push_the_newest_board():
         await database_sync_to_async(play.submit_move)(
             match.public_id, by=actor(match, token), text=text, ply=ply
         )
-    # One push per move; each renders the board as it is when sent, never an older one.
-    versions = [version_of(await watcher.receive_from(timeout=10)) for _ in moves]
-    assert versions == sorted(versions)
-    assert all(v >= match.version + i + 1 for i, v in enumerate(versions))
-    assert versions[-1] == match.version + 3
+    # A push per move; each renders the board as it is when sent, and the page never goes
+    # back to an older one. Over Redis the three group sends are under way at once and may
+    # land out of order: the socket forwards only a board newer than the one it shows, so
+    # a page may skip one, never the newest.
+    newest = match.version + len(moves)
+    versions = [version_of(await watcher.receive_from(timeout=10))]
+    while versions[-1] < newest:
+        versions.append(version_of(await watcher.receive_from(timeout=10)))
+    assert versions == sorted(set(versions)) and len(versions) <= len(moves)
+    assert versions[0] >= match.version + 1
     assert await watcher.receive_nothing(timeout=0.3)
     await watcher.disconnect()
 
