@@ -362,7 +362,6 @@ class Publisher:
         self.probing: asyncio.Task | None = None
         self.failures = 0  # sends that failed, in this process's life (for tests and logs)
         self.slots: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop -> slots
-        self.in_flight = 0  # group sends under way (tests)
 
     @property
     def down(self) -> bool:
@@ -415,11 +414,7 @@ class Publisher:
                 if background and self.down:  # it failed while this one waited its turn
                     self._keep(group, message)
                     return False
-                self.in_flight += 1
-                try:
-                    await self._group_send(layer, group, message)
-                finally:
-                    self.in_flight -= 1
+                await self._group_send(layer, group, message)
         except Exception as error:  # including TimeoutError: a hung Redis
             self.failures += 1
             if background:

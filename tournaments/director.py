@@ -653,12 +653,12 @@ def _make_game(tournament: Tournament, round_number: int, first: Entry, second: 
         rated=tournament.rated,
         event=event_label(tournament),
     )
+    panel = _panel(tournament)
     for entry in (first, second):
         Entry.objects.filter(pk=entry.pk).update(
-            playing=match, waiting_since=None, panel_version=_panel(tournament)
+            playing=match, waiting_since=None, panel_version=panel
         )
-        entry.playing, entry.waiting_since = match, None
-        entry.panel_version = _panel(tournament)
+        entry.playing, entry.waiting_since, entry.panel_version = match, None, panel
     _paired(tournament, (first, second))
     return Pairing.objects.create(
         tournament=tournament, round=round_number, match=match, first=first, second=second

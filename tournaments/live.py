@@ -169,15 +169,16 @@ def paired(tournament: Tournament, entries) -> None:
     version or a later one; a page forwards a panel only if newer than the one it shows."""
     for entry in entries:
         entry.tournament = tournament
-        publisher.publish(
-            player_group(tournament.public_id, entry.user_id),
-            {
-                "type": "tournament.panel",
-                "version": tournament.version,
-                "html": oob(render_panel(tournament, entry, signed_in=True)),
-                "entry": True,
-            },
-        )
+        html = oob(render_panel(tournament, entry, signed_in=True))
+        push_panel(tournament.public_id, entry.user_id, tournament.version, html, entry=True)
+
+
+def push_panel(public_id: str, user_id: int, version: int, html: str, *, entry: bool) -> None:
+    """One player's own panel, to their pages of the event (``entry``: they have one)."""
+    publisher.publish(
+        player_group(public_id, user_id),
+        {"type": "tournament.panel", "version": version, "html": html, "entry": entry},
+    )
 
 
 class Drawer:
@@ -248,18 +249,12 @@ class Drawer:
             for entry in entries.select_related("playing"):
                 entry.tournament = tournament
                 html = oob(render_panel(tournament, entry, signed_in=True))
-                publisher.publish(
-                    player_group(public_id, entry.user_id),
-                    {"type": "tournament.panel", "version": version, "html": html, "entry": True},
-                )
+                push_panel(public_id, entry.user_id, version, html, entry=True)
         if left:
             html = oob(render_panel(tournament, None, signed_in=True))
             joined = set(tournament.entries.values_list("user_id", flat=True))
             for user_id in left - joined:
-                publisher.publish(
-                    player_group(public_id, user_id),
-                    {"type": "tournament.panel", "version": version, "html": html, "entry": False},
-                )
+                push_panel(public_id, user_id, version, html, entry=False)
         publisher.publish(
             group(public_id),
             {
