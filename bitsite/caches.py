@@ -12,6 +12,14 @@ failure (bitsite/redis_guard.py: one timeout, then everyone falls back at once).
 The learn app's cache of solved answers (``CACHES["learn"]``) is one too: a Redis that
 fails is a cache that holds nothing, and the answer is computed again.
 
+Every cache of the site shares one Redis database with the others and with the channel
+layer (channels-redis's groups and queues), and Django's ``clear()`` on a Redis cache is
+a FLUSHDB, as its documentation warns: clearing the learn answers would also drop every
+socket's group, the presence sets (api streams then go unpublished to) and the cached
+sessions. Here ``clear()`` removes only the keys under the cache's own ``KEY_PREFIX``
+(Django's default key function: ``prefix:version:key``), found by SCAN and unlinked in
+batches with redis-py's own client, made from the cache's ``LOCATION``.
+
 A custom cache backend is Django's documented way to change how a cache behaves; no
 private name of Django is touched.
 """
@@ -20,10 +28,46 @@ from __future__ import annotations
 
 from functools import wraps
 
+import redis
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 
 from bitsite import redis_guard
+
+CLEAR_BATCH = 1000  # keys scanned and unlinked per round trip by clear()
+
+
+def glob_escape(text: str) -> str:
+    """``text`` matched literally in a Redis SCAN pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+class RedisCache(DjangoRedisCache):
+    """Django's Redis cache whose ``clear()`` removes its own keys only."""
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        servers = server.split(",") if isinstance(server, str) else list(server)
+        self.writer = servers[0]  # Django writes to the first server
+        self.connection_options = {
+            k: v for k, v in params.get("OPTIONS", {}).items() if k.startswith("socket_")
+        }
+
+    def clear(self):
+        pattern = glob_escape(self.key_prefix) + ":*"
+        client = redis.Redis.from_url(self.writer, **self.connection_options)
+        try:
+            batch = []
+            for key in client.scan_iter(match=pattern, count=CLEAR_BATCH):
+                batch.append(key)
+                if len(batch) == CLEAR_BATCH:
+                    client.unlink(*batch)
+                    batch = []
+            if batch:
+                client.unlink(*batch)
+        finally:
+            client.close()
+        return True
 
 
 def _forgiving(default):
@@ -79,3 +123,7 @@ class ForgivingRedisCache(RedisCache):
     @_forgiving(None)
     def delete_many(self, keys, version=None):
         return super().delete_many(keys, version)
+
+    @_forgiving(False)
+    def clear(self):
+        return super().clear()

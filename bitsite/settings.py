@@ -253,7 +253,9 @@ if REDIS_URL:
         "OPTIONS": {"socket_timeout": 0.5, "socket_connect_timeout": 0.5},
     }
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", **_REDIS_CACHE},
+        # Django's Redis cache, but clear() removes its own keys, not the whole
+        # database (which the channel layer shares): bitsite/caches.py.
+        "default": {"BACKEND": "bitsite.caches.RedisCache", **_REDIS_CACHE},
         "sessions": {"BACKEND": "bitsite.caches.ForgivingRedisCache", **_REDIS_CACHE},
         # The learn app's solved answers (learn/answers.py): shared by every process, kept
         # an hour, and a miss when Redis fails.

@@ -77,8 +77,10 @@ def test_channel_layer_and_cache_follow_redis_url():
     sessions = settings.CACHES["sessions"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
         assert backend == "bitsite.layers.RedisChannelLayer"
-        assert cache == "django.core.cache.backends.redis.RedisCache"
+        # Each clears its own keys, not the database the channel layer shares.
+        assert cache == "bitsite.caches.RedisCache"
         assert sessions == "bitsite.caches.ForgivingRedisCache"
+        assert settings.CACHES["learn"]["BACKEND"] == "bitsite.caches.ForgivingRedisCache"
     else:
         cleanup = "layer_cleanup" in settings.RUNTIME_HOOKS
         assert backend == f"bitsite.{'runtime.' if cleanup else ''}layers.InProcessChannelLayer"
