@@ -187,8 +187,11 @@ def opened(
 
 async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
     layer = get_channel_layer()
-    channel = await layer.new_channel("api.")
-    attended = None
+    # Channels' default name, as every socket's: channels-redis reads all the channels
+    # of a process through one Redis list per name prefix but under one lock, so a
+    # stream's read of an "api." list held the lock while the sockets' list went unread.
+    channel = await layer.new_channel()
+    attended = reading = None
     try:
         # Members first, then the first lines: no change falls between the two.
         await presence.call(presence.join_sets, member, names)
@@ -204,6 +207,9 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             return
         clock = asyncio.get_running_loop().time
         spoke = refreshed = clock()
+        # One read of the channel stays pending across the keep-alive waits: a read
+        # cancelled by a timeout may take a message with it (channels-redis drops what a
+        # cancelled receive had in hand), and the stream would never tell that change.
         while True:
             # Its memberships are kept alive every HEARTBEAT, however busy the stream (a
             # game moving faster than KEEP_ALIVE must not let them expire: the receivers
@@ -214,13 +220,17 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
                 if attended is not None:
                     await presence.call(presence.refresh, attended)
             wait = min(spoke + KEEP_ALIVE, refreshed + presence.HEARTBEAT) - clock()
-            try:
-                message = await asyncio.wait_for(layer.receive(channel), max(wait, 0.0))
-            except TimeoutError:
+            if reading is None:
+                reading = asyncio.ensure_future(layer.receive(channel))
+            done, _ = await asyncio.wait({reading}, timeout=max(wait, 0.0))
+            if not done:
                 if clock() - spoke >= KEEP_ALIVE:
                     spoke = clock()
                     yield "\n"
                 continue
+            message, reading = reading.result(), None
+            if message.get("type") == "layer.lost":
+                return  # the channel layer failed (bitsite/layers.py): the client reconnects
             if message.get("version") and message["version"] <= told.version:
                 continue  # already told by the first lines
             key = message.get("key")
@@ -233,6 +243,9 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             if message.get("last"):
                 return
     finally:
+        if reading is not None:
+            reading.cancel()  # the stream is closing: what it would read is nobody's
+            await asyncio.wait({reading})
         try:
             await layer.group_discard(group, channel)
         except Exception as error:

@@ -258,3 +258,88 @@ async def test_a_busy_stream_stays_in_its_sets_and_a_silent_one_keeps_alive(monk
     finally:
         await lines.aclose()
     assert presence.counts(sets) == [0]  # closed: it left at once
+
+
+async def test_a_stream_keeps_one_read_of_its_channel_through_its_keep_alives(monkeypatch):
+    """A read cancelled at each keep-alive could take a message with it (channels-redis
+    drops what a cancelled receive had in hand): the stream's one read stays pending
+    through the empty lines and tells the change that comes after them."""
+    from channels.layers import get_channel_layer
+
+    from api import live
+
+    monkeypatch.setattr(live, "KEEP_ALIVE", 0.1)
+    layer = get_channel_layer()
+    reads, cancelled = [], []
+    receive = layer.receive
+
+    async def counted(channel):
+        reads.append(channel)
+        try:
+            return await receive(channel)
+        except asyncio.CancelledError:
+            cancelled.append(channel)
+            raise
+
+    monkeypatch.setattr(layer, "receive", counted)
+    group = live.game_group("quiet")
+    lines = live.opened(group=group, sets=[], cap=None, first=lambda: live.First([]))
+    try:
+        assert await anext(lines) == "\n"  # the answer's head
+        for _ in range(3):
+            assert await asyncio.wait_for(anext(lines), 2) == "\n"  # kept alive
+        await layer.group_send(group, {"type": "api.line", "line": live.line({"n": 1})})
+        assert json.loads(await asyncio.wait_for(anext(lines), 2)) == {"n": 1}
+        assert len(reads) == 1 and cancelled == []
+        assert await asyncio.wait_for(anext(lines), 2) == "\n"  # reading again
+    finally:
+        await lines.aclose()
+    assert len(reads) == 2 and cancelled == reads[1:]  # closed: its pending read with it
+
+
+async def test_a_stream_ends_when_its_channel_layer_fails(monkeypatch):
+    """The layer's failed receive is one ``layer.lost`` message (bitsite/layers.py): the
+    stream ends there, and its client connects again, as a page's socket does."""
+    from channels.layers import get_channel_layer
+
+    from api import live
+
+    layer = get_channel_layer()
+
+    async def failed(channel):
+        return {"type": "layer.lost", "error": ConnectionError("Redis went away")}
+
+    monkeypatch.setattr(layer, "receive", failed)
+    lines = live.opened(
+        group=live.game_group("lost"), sets=[], cap=None, first=lambda: live.First([])
+    )
+    assert await anext(lines) == "\n"
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(anext(lines), 2)
+
+
+@pytest.mark.services
+async def test_a_waiting_stream_does_not_hold_up_the_sockets_of_its_process():
+    """channels-redis reads a process's channels through one Redis list per name prefix,
+    under one lock: a stream named apart ("api.") held that lock in its blocking read
+    and the match pages' sockets of the process went unread (the example bot's move
+    never reached its opponent's page). Its channel is named as theirs are."""
+    from channels.layers import get_channel_layer
+
+    from api import live
+
+    layer = get_channel_layer()
+    group = live.game_group("shared")
+    lines = live.opened(group=group, sets=[], cap=None, first=lambda: live.First([]))
+    try:
+        assert await anext(lines) == "\n"
+        waiting = asyncio.ensure_future(anext(lines))  # its read of the channel pending
+        await asyncio.sleep(0.2)
+        socket = await layer.new_channel()  # as a consumer's
+        await layer.group_add("a-match-page", socket)
+        await layer.group_send("a-match-page", {"type": "board.push"})
+        assert (await asyncio.wait_for(layer.receive(socket), 3))["type"] == "board.push"
+        await layer.group_send(group, {"type": "api.line", "line": live.line({"n": 1})})
+        assert json.loads(await asyncio.wait_for(waiting, 3)) == {"n": 1}
+    finally:
+        await lines.aclose()
