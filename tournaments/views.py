@@ -103,9 +103,14 @@ def _answer(request, t: Tournament, message: str | None, *, status: int = 200):
         html = live.render_panel(t, entry, signed_in=True)
         if message:
             # Beside the panel, not in it: the push of the same change redraws the panel
-            # (on every page of the player), and would take the message away with it.
+            # (on every page of the player), and would take the message away with it. A
+            # refusal is an alert; what was done is said calmly, in words that stay true
+            # after the event moves on (it starts, the player is paired), until the next.
+            refused = status >= 400
             html += format_html(
-                '<div id="t-notice" hx-swap-oob="true"><p class="notice" role="alert">{}</p></div>',
+                '<div id="t-notice" hx-swap-oob="true"><p class="notice{}" role="{}">{}</p></div>',
+                "" if refused else " info",
+                "alert" if refused else "status",
                 message,
             )
         return HttpResponse(html, status=status)
@@ -123,13 +128,7 @@ def join(request, public_id):
         director.join(public_id, request.user)
     except director.Refused as refusal:
         return _answer(request, t, refusal.message, status=refusal.status)
-    return _answer(
-        request,
-        t,
-        "You joined: you will be paired when the tournament starts."
-        if t.status == Tournament.Status.UPCOMING
-        else "You joined: pairing soon.",
-    )
+    return _answer(request, t, f"You joined {t.name}.")
 
 
 @require_POST

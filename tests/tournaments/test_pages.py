@@ -52,8 +52,13 @@ def test_joining_and_withdrawing_through_htmx_answer_with_the_panel():
     answer = client.post(f"/t/{t.public_id}/join", HTTP_HX_REQUEST="true")
     assert answer.status_code == 200
     assert "You have joined" in answer.content.decode()
+    # Said calmly, in words still true once the event starts; a refusal is an alert.
+    assert (
+        f'<p class="notice info" role="status">You joined {t.name}.</p>' in answer.content.decode()
+    )
     again = client.post(f"/t/{t.public_id}/join", HTTP_HX_REQUEST="true")
     assert again.status_code == 409 and "already joined" in again.content.decode()
+    assert '<p class="notice" role="alert">' in again.content.decode()
     assert Entry.objects.filter(tournament=t).count() == 1
     left = client.post(f"/t/{t.public_id}/withdraw", HTTP_HX_REQUEST="true")
     assert left.status_code == 200 and not Entry.objects.filter(tournament=t).exists()
