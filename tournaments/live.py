@@ -219,7 +219,10 @@ class Drawer:
             self.draw(public_id)
             return
         # Drawn in a thread: it reads the database (never the event loop's own thread).
-        task = loop.run_in_executor(None, self.draw, public_id)
+        try:
+            task = loop.run_in_executor(None, self.draw, public_id)
+        except RuntimeError:  # the server is stopping: its pages reconnect and read afresh
+            return
         task.add_done_callback(_retrieved)
 
     def draw(self, public_id: str) -> None:

@@ -167,3 +167,16 @@ def test_a_place_reads_as_an_ordinal(rank, place):
     from tournaments.models import Entry
 
     assert Entry(rank=rank).place == place
+
+
+async def test_a_draw_due_as_the_server_stops_is_let_go(monkeypatch):
+    """A draw falling due while the server shuts down cannot be given to a thread any
+    more (asyncio: "cannot schedule new futures after interpreter shutdown"); it is let
+    go without a traceback: the pages reconnect to the next server and read afresh."""
+    import asyncio
+
+    def refused(*args):
+        raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "run_in_executor", refused)
+    live.Drawer()._soon("an-event")  # no error
