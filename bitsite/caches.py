@@ -16,9 +16,11 @@ Every cache of the site shares one Redis database with the others and with the c
 layer (channels-redis's groups and queues), and Django's ``clear()`` on a Redis cache is
 a FLUSHDB, as its documentation warns: clearing the learn answers would also drop every
 socket's group, the presence sets (api streams then go unpublished to) and the cached
-sessions. Here ``clear()`` removes only the keys under the cache's own ``KEY_PREFIX``
-(Django's default key function: ``prefix:version:key``), found by SCAN and unlinked in
-batches with redis-py's own client, made from the cache's ``LOCATION``.
+sessions. Here ``clear()`` removes only the keys Django made under the cache's own
+``KEY_PREFIX`` (its default key function: ``prefix:version:key``, the version a number;
+the presence sets' ``bitsite:presence:...`` are not among them, nor are another cache's
+keys unless it shares the prefix), found by SCAN and unlinked in batches with redis-py's
+own client, made from the cache's ``LOCATION``.
 
 A custom cache backend is Django's documented way to change how a cache behaves; no
 private name of Django is touched.
@@ -54,7 +56,7 @@ class RedisCache(DjangoRedisCache):
         }
 
     def clear(self):
-        pattern = glob_escape(self.key_prefix) + ":*"
+        pattern = glob_escape(self.key_prefix) + ":[0-9]*:*"  # prefix:version:key
         client = redis.Redis.from_url(self.writer, **self.connection_options)
         try:
             batch = []

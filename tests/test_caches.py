@@ -34,6 +34,8 @@ def test_clear_removes_only_the_caches_own_keys(backend, raw):
     mine, neighbour = cache(backend, name), cache(RedisCache, f"{name}-other")
     layer_key = f"asgi:{name}:group"  # as channels-redis names its keys
     raw.set(layer_key, "a socket's group", ex=60)
+    presence_key = f"{name}:presence:a-match"  # games/presence.py: under the cache's prefix
+    raw.set(presence_key, "a socket", ex=60)
     many = {f"answer-{i}": i for i in range(2500)}  # more than one batch of SCAN/UNLINK
     mine.set_many(many, timeout=60)
     mine.set("answer", 42, timeout=60, version=2)
@@ -45,7 +47,8 @@ def test_clear_removes_only_the_caches_own_keys(backend, raw):
     assert mine.get("answer", version=2) is None
     assert neighbour.get("answer") == 7
     assert raw.get(layer_key) == b"a socket's group"
-    raw.delete(layer_key)
+    assert raw.get(presence_key) == b"a socket"
+    raw.delete(layer_key, presence_key)
     neighbour.delete("answer")
 
 
