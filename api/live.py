@@ -187,9 +187,9 @@ def opened(
 
 async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
     layer = get_channel_layer()
-    # Channels' default name, as every socket's (channels-redis's list-based layer read a
-    # process's channels through one list per name prefix under one lock: a stream of
-    # its own prefix held that lock while the sockets' list went unread).
+    # Channels' default name, as every socket's: channels-redis reads all the channels
+    # of a process through one Redis list per name prefix but under one lock, so a
+    # stream's read of an "api." list held the lock while the sockets' list went unread.
     channel = await layer.new_channel()
     attended = reading = None
     try:
@@ -207,9 +207,9 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             return
         clock = asyncio.get_running_loop().time
         spoke = refreshed = clock()
-        # One read of the channel stays pending across the keep-alive waits: a receive
-        # cancelled by a timeout may take a message with it, and channels-redis's pub/sub
-        # layer takes a cancelled receive for a closing socket and unsubscribes its channel.
+        # One read of the channel stays pending across the keep-alive waits: a read
+        # cancelled by a timeout may take a message with it (channels-redis drops what a
+        # cancelled receive had in hand), and the stream would never tell that change.
         while True:
             # Its memberships are kept alive every HEARTBEAT, however busy the stream (a
             # game moving faster than KEEP_ALIVE must not let them expire: the receivers

@@ -1,13 +1,12 @@
-"""The channel layers: Channels' own in-process layer for one server process, and
-channels-redis's pub/sub layer for several, whose ``receive`` never raises into a consumer.
+"""The channel layers: Channels' own (in-process, or Redis with channels-redis), whose
+``receive`` never raises into a consumer.
 
 A socket reads its channel through the layer's ``receive`` (the channel layer
-specification's method). If Redis is away when it must subscribe the channel, that
-call raises, and Channels would end the consumer with a traceback in the log. Here a
-failed ``receive`` returns one message instead, ``{"type": "layer.lost", "error": ...}``,
-which every socket of the site handles (games/sockets.py: it closes with 4503, and the
-page comes back and reads what it shows again); a socket that asks again meanwhile
-waits, rather than being told twice.
+specification's method). If Redis goes away, that call raises, and Channels would end
+the consumer with a traceback in the log. Here a failed ``receive`` returns one message
+instead, ``{"type": "layer.lost", "error": ...}``, which every socket of the site handles
+(games/sockets.py: it closes with 4503, and the page comes back and reads what it shows
+again); a socket that asks again meanwhile waits, rather than being told twice.
 
 The in-process layer's clean-up scan is made cheaper by a hook of bitsite/runtime/
 (``layer_cleanup``), when it is on.
@@ -16,14 +15,10 @@ The in-process layer's clean-up scan is made cheaper by a hook of bitsite/runtim
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
-import uuid
 
 from channels.layers import InMemoryChannelLayer
-from channels_redis.pubsub import RedisPubSubChannelLayer as ChannelsRedisPubSubLayer
-
-log = logging.getLogger(__name__)
+from channels_redis.core import RedisChannelLayer as ChannelsRedisLayer
 
 LOST_WAIT = 30.0  # seconds a channel that was told of a failure waits before reading again
 
@@ -59,35 +54,41 @@ class InProcessChannelLayer(ReceiveGuard, InMemoryChannelLayer):
     """The embedded default's layer (one server process)."""
 
 
-class RedisPubSubChannelLayer(ReceiveGuard, ChannelsRedisPubSubLayer):
-    """channels-redis's pub/sub layer (several server processes share Redis): the layer of
-    the scale-out configuration.
+class RedisChannelLayer(ReceiveGuard, ChannelsRedisLayer):
+    """channels-redis's layer (several server processes share Redis).
 
-    Why not channels-redis's first layer (``channels_redis.core.RedisChannelLayer``, this
-    site's until 4 December 2026): it reads every socket's messages of a process through
-    one Redis list, one message per three round trips, and wakes every waiting socket of
-    the process for each one (two new tasks each, a lock between them). With a thousand
-    tournament pages on two processes that was a third of each event loop, and pushes fell
-    a minute behind and expired (benchmarks/README.md, "Arena repair"). Pub/sub sends a
-    group's message once per process that has a member, Redis pushes it, and each socket
-    reads its own in-process queue.
-
-    What it does not do, and what stands in for it: it keeps nothing for a process that is
-    away (a page that reconnects reads what it shows again; the publisher, games/live.py,
-    keeps the pushes it could not send through an outage and sends them when Redis is
-    back), and a receive waits rather than fails while Redis is down (redis-py subscribes
-    again when it reconnects). A socket that opens while Redis is down gets a channel of
-    its own all the same: joining its groups then fails, and the socket closes with 4503
-    (the page tries again) rather than the handshake failing with a 500.
-    """
+    A socket that closes cancels its ``receive``. channels-redis reads every channel of
+    the process with one blocking pop (5 s, again and again until a message comes), made
+    on behalf of one of its sockets, and a cancellation can be lost on its way in: on
+    Python 3.11, ``asyncio.wait_for`` (which redis-py's connect and writes use) swallows a
+    cancellation that arrives as what it waits for completes (CPython gh-86296, mended in
+    3.12). Channels waits for the cancelled read before the consumer ends, so a closed
+    socket's consumer then waited for the next message, forever on a quiet page (forty
+    pages closing one after the other took 10 s to over 3 minutes). The socket's
+    ``receive`` returns at once, and the read is cancelled again until it has ended; what
+    it read for the other sockets is theirs as usual."""
 
     async def _read(self, channel):
-        receive = super().__getattr__("receive")  # the layer of this event loop's
-        return await receive(channel)
-
-    async def new_channel(self, prefix="specific."):
+        read = asyncio.ensure_future(super()._read(channel))
         try:
-            return await super().__getattr__("new_channel")(prefix)
-        except Exception as error:
-            log.info("a socket's channel is not subscribed (Redis: %s)", error)
-            return f"unsubscribed.{prefix}{uuid.uuid4().hex}"
+            return await asyncio.shield(read)
+        except asyncio.CancelledError:
+            read.add_done_callback(_retrieved)
+            _cancel_until_ended(read)
+            raise
+
+
+RECANCEL_EVERY = 0.1  # seconds between the cancellations of a read that has not ended
+
+
+def _cancel_until_ended(task: asyncio.Task) -> None:
+    if task.done():
+        return
+    task.cancel()
+    task.get_loop().call_later(RECANCEL_EVERY, _cancel_until_ended, task)
+
+
+def _retrieved(task: asyncio.Task) -> None:
+    """A read left to end on its own: its result or error is nobody's."""
+    if not task.cancelled():
+        task.exception()

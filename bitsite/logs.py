@@ -7,19 +7,11 @@ the client's mistakes or probes, not the site's: a flood of them buried the real
 ``OneLineRefusals``, on the console handler (settings.LOGGING), keeps their one line (what
 was refused, and where) and drops the traceback; so it does for a 503 for want of a
 database connection (an overload, not a bug). Any other 5xx keeps its traceback.
-
-channels-redis's pub/sub layer logs Redis's absence with a traceback every second while
-it lasts (its receiver, and each socket that closes meanwhile); the site's publisher
-(games/live.py) already says once that the channel layer is not answering, and once that
-it answers again, so those records are dropped. Any other error of the layer is kept.
 """
 
 from __future__ import annotations
 
 import logging
-
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bitsite.database import pool_exhausted
 
@@ -38,17 +30,8 @@ def busy(record: logging.LogRecord) -> bool:
     return record.name == "django.request" and pool_exhausted(record.exc_info[1])
 
 
-def layer_outage(record: logging.LogRecord) -> bool:
-    """Whether ``record`` is channels-redis's note that Redis did not answer."""
-    if not record.name.startswith("channels_redis") or not record.exc_info:
-        return False
-    return isinstance(record.exc_info[1], (RedisConnectionError, RedisTimeoutError, OSError))
-
-
 class OneLineRefusals(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        if layer_outage(record):
-            return False
         if record.exc_info and (refusal(record) or busy(record)):
             record.exc_info = None
             record.exc_text = None

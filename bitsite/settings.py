@@ -209,12 +209,21 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # channels-redis's pub/sub layer, whose receive never raises into a socket
-            # (bitsite/layers.py says why this one and not its list-based layer). Its
-            # publishes wait for Redis's answer at most socket_timeout (a send is given
-            # up sooner by games/live.py's publisher).
-            "BACKEND": "bitsite.layers.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
+            # channels-redis's layer, whose receive never raises into a socket
+            # (bitsite/layers.py).
+            "BACKEND": "bitsite.layers.RedisChannelLayer",
+            # redis-py 8 times reads out after 5 s by default, but the layer's receive
+            # blocks in BZPOPMIN for 5 s: without a longer timeout every idle socket
+            # is torn down (django/channels_redis#422).
+            # redis-py's pool refuses a 101st connection in use: a burst of sockets
+            # joining or leaving at once needs more.
+            # All the sockets of one process share one Redis queue, and a group send
+            # to a full queue is dropped with nothing but an INFO log: the default
+            # capacity of 100 lost pushes under load. Messages still expire in 60 s.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15, "max_connections": 1000}],
+                "capacity": 5000,
+            },
         }
     }
 else:

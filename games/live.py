@@ -487,6 +487,10 @@ class Publisher:
         finally:
             self.probing = None
 
+    def answered(self) -> None:
+        """A socket joined its group: the layer answers again (kept messages go next)."""
+        self._recovered()
+
     async def _retry(self) -> None:
         """Probe the layer (with the oldest kept message, or a send to an empty group) until
         it answers, then send every kept message."""

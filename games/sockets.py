@@ -239,6 +239,7 @@ class Socket(runtime.websocket_consumer()):
                 return False
             self.joined = (*self.joined, group)
         self.joined_at = Shared.step()
+        publisher.answered()
         await self.accept()
         return True
 

@@ -76,7 +76,7 @@ def test_channel_layer_and_cache_follow_redis_url():
     cache = settings.CACHES["default"]["BACKEND"]
     sessions = settings.CACHES["sessions"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "bitsite.layers.RedisPubSubChannelLayer"
+        assert backend == "bitsite.layers.RedisChannelLayer"
         # Each clears its own keys, not the database the channel layer shares.
         assert cache == "bitsite.caches.RedisCache"
         assert sessions == "bitsite.caches.ForgivingRedisCache"
