@@ -430,7 +430,10 @@ class Publisher:
     async def _group_send(layer, group: str, message: dict) -> None:
         """One group send, bounded by SEND_TIMEOUT. A connection error is tried again at
         once, a few times: each connection pooled before Redis restarted fails once (and
-        is dropped from the pool), then a new one works."""
+        is dropped from the pool), then a new one works. The message names its group: a
+        process's relay of a shared group hands it to that group's sockets
+        (games/fanout.py)."""
+        message = {**message, "group": group}
         for attempt in range(CONNECT_ATTEMPTS):
             try:
                 await asyncio.wait_for(layer.group_send(group, message), SEND_TIMEOUT)

@@ -14,9 +14,10 @@ the next, so that a storm of sockets costs the others as little as possible:
 3. the socket rate limit, per session and per address (games/limits.py): 4429;
 4. what the page's socket itself must check (``admit``: its cap in the presence sets,
    its match or its account), which may refuse with its own code;
-5. its channel layer groups (``groups_to_join``), each join bounded by the live layer's
-   ``SEND_TIMEOUT`` (Channels' own ``groups`` are joined without a bound): a layer that
-   does not answer is 4503 (the page tries again);
+5. its channel layer groups (``groups_to_join``), and the groups it shares with every
+   page of its kind through the process's relay (``groups_to_share``: games/fanout.py),
+   each join bounded by the live layer's ``SEND_TIMEOUT`` (Channels' own ``groups`` are
+   joined without a bound): a layer that does not answer is 4503 (the page tries again);
 6. accepted, the turn ends, then ``opened`` sends what the page shows first (read once
    for every socket that asks at the same time: ``Shared``), and a heartbeat runs every
    ``heartbeat_every`` seconds (``beat``) until the socket closes.
@@ -73,7 +74,7 @@ from django.utils.crypto import constant_time_compare
 
 from bitsite import runtime
 from bitsite.database import pool_exhausted
-from games import admission, limits, presence
+from games import admission, fanout, limits, presence
 from games.live import SEND_TIMEOUT, publisher
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,12 @@ class Socket(runtime.websocket_consumer()):
         """The channel layer groups whose messages this socket forwards."""
         return []
 
+    def groups_to_share(self) -> list[str]:
+        """The groups every page of a kind shares (a tournament's standings), joined
+        through the process's relay (games/fanout.py): one member per process in the
+        layer, however many of its sockets forward them."""
+        return []
+
     async def opened(self) -> None:
         """Accepted and grouped: send what the page shows first."""
 
@@ -165,6 +172,7 @@ class Socket(runtime.websocket_consumer()):
     frames: deque[float] | None = None  # when its recent syncs came (``read_frame``)
     admitted = False  # counted in this process's share of its client's sockets
     joined: tuple[str, ...] = ()  # the groups it joined
+    shared: tuple[str, ...] = ()  # the groups it joined through the process's relay
     joined_at = 0  # when it had joined them (``Shared.step``)
     heartbeat_task: asyncio.Task | None = None
     sync_task: asyncio.Task | None = None
@@ -238,6 +246,16 @@ class Socket(runtime.websocket_consumer()):
                 await self.refuse(CLOSE_TRY_LATER)
                 return False
             self.joined = (*self.joined, group)
+        for group in self.groups_to_share():
+            try:
+                await asyncio.wait_for(
+                    fanout.relay(self.channel_layer).join(group, self), SEND_TIMEOUT
+                )
+            except Exception as error:
+                publisher.lost(error)
+                await self.refuse(CLOSE_TRY_LATER)
+                return False
+            self.shared = (*self.shared, group)
         self.joined_at = Shared.step()
         publisher.answered()
         await self.accept()
@@ -263,6 +281,9 @@ class Socket(runtime.websocket_consumer()):
             for group in self.joined:
                 await self.leave_group(group)
             self.joined = ()
+            for group in self.shared:
+                await self.leave_group(group, shared=True)
+            self.shared = ()
 
     async def receive(self, text_data=None, bytes_data=None):
         frame = await self.read_frame(text_data, bytes_data)
@@ -339,13 +360,15 @@ class Socket(runtime.websocket_consumer()):
                 return None
         return frame
 
-    async def leave_group(self, group: str) -> None:
+    async def leave_group(self, group: str, *, shared: bool = False) -> None:
         """Leave a group as the socket closes; if the layer does not answer, the group
-        forgets the socket when Redis expires it."""
+        forgets the socket (or the process's relay) when Redis expires it."""
         try:
-            await asyncio.wait_for(
-                self.channel_layer.group_discard(group, self.channel_name), SEND_TIMEOUT
-            )
+            if shared:
+                leaving = fanout.relay(self.channel_layer).leave(group, self)
+            else:
+                leaving = self.channel_layer.group_discard(group, self.channel_name)
+            await asyncio.wait_for(leaving, SEND_TIMEOUT)
         except Exception as error:
             publisher.lost(error)
 

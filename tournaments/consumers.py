@@ -43,10 +43,12 @@ class TournamentConsumer(Socket):
         return None
 
     def groups_to_join(self) -> list[str]:
-        groups = [live.group(self.public_id)]
-        if self.user_id is not None:
-            groups.append(live.player_group(self.public_id, self.user_id))
-        return groups
+        if self.user_id is None:
+            return []
+        return [live.player_group(self.public_id, self.user_id)]
+
+    def groups_to_share(self) -> list[str]:
+        return [live.group(self.public_id)]
 
     async def opened(self) -> None:
         await self._snapshot(self.joined_at)

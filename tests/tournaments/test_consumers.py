@@ -15,6 +15,7 @@ from django.conf import settings
 from django.test import Client
 
 from bitsite.asgi import application
+from games import fanout
 from tests.factories import until
 from tests.tournaments.helpers import accounts, event
 from tournaments import director, live
@@ -136,6 +137,12 @@ async def test_the_standings_come_first_then_a_join_is_pushed_and_drawn_once_for
     renders["shared"] = 0
     frames_before = live.drawer.frames
 
+    # The process's relay is the event group's one member in the layer (games/fanout.py):
+    # one message for the three pages.
+    layer = get_channel_layer()
+    assert len(layer.groups[live.group(t.public_id)]) == 1
+    relayed = fanout.relay(layer).relayed
+
     await database_sync_to_async(director.join)(t.public_id, cy)
     for page in pages:
         pushed = await frames_until(page, 'id="t-live"')
@@ -145,9 +152,11 @@ async def test_the_standings_come_first_then_a_join_is_pushed_and_drawn_once_for
     await drawn_out()
     assert live.drawer.frames == frames_before + 1
     assert renders["shared"] == 1  # one render for the three pages
+    assert fanout.relay(layer).relayed == relayed + 1  # one message for the three pages
     for page in pages:  # and nothing more: no panel changed for these viewers
         assert await page.receive_nothing(timeout=0.3)
     await close_all(*pages)
+    assert live.group(t.public_id) not in layer.groups  # the last page gone: the relay too
 
 
 async def test_a_players_panel_reaches_only_their_own_pages():
@@ -224,7 +233,8 @@ async def test_a_push_older_than_what_the_page_shows_is_not_forwarded():
         message = {"type": kind, "version": version, "html": html}
         if kind == "tournament.changed":  # the same status: no visitor's panel with it
             message.update(status="upcoming", visitor="visitor's", anonymous="anonymous")
-        await layer.group_send(to or live.group(t.public_id), message)
+        group = to or live.group(t.public_id)
+        await layer.group_send(group, {**message, "group": group})  # as the publisher names it
 
     mine = live.player_group(t.public_id, ada.pk)
     await push("tournament.changed", shown - 1, "stale")
