@@ -1151,11 +1151,17 @@ def analysis_run(args) -> dict:
 
 def hooks_settings() -> list[tuple[str, str]]:
     """(label, BITSITE_HOOKS) of each server of the hooks run."""
-    from bitsite.runtime import HOOKS
+    from bitsite.runtime import HOOKS, REDIS_ONLY
 
+    # The run serves the embedded default: a hook of the Redis layer changes nothing there
+    # (the tournaments' two-process run measures it).
     return [
         ("all on", "all"),
-        *((f"all but {hook}", ",".join(h for h in HOOKS if h != hook) or "none") for hook in HOOKS),
+        *(
+            (f"all but {hook}", ",".join(h for h in HOOKS if h != hook) or "none")
+            for hook in HOOKS
+            if hook not in REDIS_ONLY
+        ),
         ("all off", "none"),
     ]
 

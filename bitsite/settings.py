@@ -210,8 +210,13 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # channels-redis's layer, whose receive never raises into a socket
-            # (bitsite/layers.py).
-            "BACKEND": "bitsite.layers.RedisChannelLayer",
+            # (bitsite/layers.py), reading a process's queue in batches while the
+            # redis_batch hook is on (bitsite/runtime/layers.py).
+            "BACKEND": (
+                "bitsite.runtime.layers.RedisChannelLayer"
+                if "redis_batch" in RUNTIME_HOOKS
+                else "bitsite.layers.RedisChannelLayer"
+            ),
             # redis-py 8 times reads out after 5 s by default, but the layer's receive
             # blocks in BZPOPMIN for 5 s: without a longer timeout every idle socket
             # is torn down (django/channels_redis#422).

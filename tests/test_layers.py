@@ -107,3 +107,72 @@ async def test_a_cancelled_redis_receive_returns_at_once_and_its_read_is_ended(m
     (read,) = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     await asyncio.wait_for(asyncio.wait([read]), 5)
     assert read.cancelled() and len(cancellations) == 2
+
+
+# ---- the redis_batch hook (bitsite/runtime/layers.py), against Redis ------------------------
+
+
+def batch_layer(**config):
+    import os
+
+    from bitsite.runtime.layers import RedisChannelLayer
+
+    return RedisChannelLayer(
+        hosts=[{"address": os.environ.get("REDIS_URL")}], prefix="batchtest", **config
+    )
+
+
+@pytest.mark.services
+async def test_a_process_reads_its_queue_in_batches_every_message_once_in_order(monkeypatch):
+    from channels_redis.core import RedisChannelLayer as ChannelsRedisLayer
+
+    layer = batch_layer(capacity=1000)
+    await layer.flush()
+    waits = []  # channels-redis's own read (one message, blocking): only when nothing waits
+    own = ChannelsRedisLayer.receive_single
+
+    async def counted(self, channel):
+        waits.append(channel)
+        return await own(self, channel)
+
+    monkeypatch.setattr(ChannelsRedisLayer, "receive_single", counted)
+    sockets = [await layer.new_channel() for _ in range(5)]
+    for socket in sockets:
+        await layer.group_add("batch", socket)
+    for n in range(40):  # to each socket, and to the group (one message for the five)
+        await layer.send(sockets[n % 5], {"type": "push", "n": n})
+        await layer.group_send("batch", {"type": "push", "n": 100 + n})
+    got = {socket: [] for socket in sockets}
+    for socket in sockets:
+        for _ in range(48):
+            got[socket].append((await asyncio.wait_for(layer.receive(socket), 5))["n"])
+    for i, socket in enumerate(sockets):
+        mine = [n for n in range(40) if n % 5 == i]
+        assert sorted(got[socket]) == sorted(mine + list(range(100, 140)))  # each once
+        assert [n for n in got[socket] if n < 100] == mine  # in the order sent
+        assert [n for n in got[socket] if n >= 100] == list(range(100, 140))
+    assert waits == []  # 240 deliveries, every one from a batch
+    nothing = asyncio.ensure_future(layer.receive(sockets[0]))
+    await asyncio.sleep(0.2)
+    assert not nothing.done() and len(waits) == 1  # an empty queue: the blocking read
+    await layer.send(sockets[0], {"type": "push", "n": -1})
+    assert (await asyncio.wait_for(nothing, 10))["n"] == -1
+    await layer.flush()
+
+
+@pytest.mark.services
+async def test_a_read_cancelled_as_its_socket_closes_loses_nothing_taken_for_the_others():
+    layer = batch_layer(capacity=1000)
+    await layer.flush()
+    closing, staying = await layer.new_channel(), await layer.new_channel()
+    for n in range(30):
+        await layer.send(staying, {"type": "push", "n": n})
+    read = asyncio.ensure_future(layer.receive(closing))  # it takes the batch for everyone
+    for _ in range(100):
+        await asyncio.sleep(0)
+    read.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await read
+    got = [(await asyncio.wait_for(layer.receive(staying), 5))["n"] for _ in range(30)]
+    assert got == list(range(30))
+    await layer.flush()

@@ -139,6 +139,41 @@ def test_canary_layer_cleanup():
         )
 
 
+def test_canary_redis_batch():
+    from channels_redis.core import ChannelLock, RedisChannelLayer
+
+    layer = RedisChannelLayer(hosts=["redis://127.0.0.1:1"])  # never connected
+    for name in ("receive_single", "connection", "consistent_hash", "deserialize"):
+        canary("redis_batch", callable(getattr(layer, name, None)), f"RedisChannelLayer.{name}")
+    canary("redis_batch", isinstance(layer.prefix, str), "RedisChannelLayer.prefix")
+    canary(
+        "redis_batch",
+        isinstance(layer.receive_clean_locks, ChannelLock)
+        and callable(getattr(ChannelLock, "acquire", None))
+        and callable(getattr(ChannelLock, "release", None)),
+        "RedisChannelLayer.receive_clean_locks (a ChannelLock: acquire, release)",
+    )
+    canary(
+        "redis_batch",
+        hasattr(layer.receive_buffer["specific.x!y"], "put_nowait"),
+        "RedisChannelLayer.receive_buffer (a queue per channel)",
+    )
+    source = inspect.getsource(RedisChannelLayer.receive)
+    canary(
+        "redis_batch",
+        "await self.receive_single(" in source
+        and "isinstance(message_channel, list)" in source
+        and "for chan in message_channel:" in source,
+        "RedisChannelLayer.receive buffering what receive_single hands it, for each of a "
+        "list of channels",
+    )
+    canary(
+        "redis_batch",
+        '"__asgi_channel__"' in inspect.getsource(RedisChannelLayer.receive_single),
+        "a queued message naming its channels in __asgi_channel__",
+    )
+
+
 def test_canary_dispatch():
     import channels.consumer
     from channels.consumer import AsyncConsumer

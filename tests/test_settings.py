@@ -76,7 +76,8 @@ def test_channel_layer_and_cache_follow_redis_url():
     cache = settings.CACHES["default"]["BACKEND"]
     sessions = settings.CACHES["sessions"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "bitsite.layers.RedisChannelLayer"
+        batch = "redis_batch" in settings.RUNTIME_HOOKS
+        assert backend == f"bitsite.{'runtime.' if batch else ''}layers.RedisChannelLayer"
         # Each clears its own keys, not the database the channel layer shares.
         assert cache == "bitsite.caches.RedisCache"
         assert sessions == "bitsite.caches.ForgivingRedisCache"
