@@ -48,6 +48,7 @@ def redis_layer():
 
 
 async def members_in_layer(layer, group) -> int:
+    """How many channels the layer holds in ``group``."""
     if isinstance(layer, InProcessChannelLayer):
         return len(layer.groups.get(group, {}))
     # channels-redis keeps a group's members in a sorted set named after the group.

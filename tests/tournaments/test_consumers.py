@@ -17,6 +17,7 @@ from django.test import Client
 from bitsite.asgi import application
 from games import fanout
 from tests.factories import until
+from tests.test_fanout import members_in_layer
 from tests.tournaments.helpers import accounts, event
 from tournaments import director, live
 
@@ -140,7 +141,7 @@ async def test_the_standings_come_first_then_a_join_is_pushed_and_drawn_once_for
     # The process's relay is the event group's one member in the layer (games/fanout.py):
     # one message for the three pages.
     layer = get_channel_layer()
-    assert len(layer.groups[live.group(t.public_id)]) == 1
+    assert await members_in_layer(layer, live.group(t.public_id)) == 1
     relayed = fanout.relay(layer).relayed
 
     await database_sync_to_async(director.join)(t.public_id, cy)
@@ -156,7 +157,7 @@ async def test_the_standings_come_first_then_a_join_is_pushed_and_drawn_once_for
     for page in pages:  # and nothing more: no panel changed for these viewers
         assert await page.receive_nothing(timeout=0.3)
     await close_all(*pages)
-    assert live.group(t.public_id) not in layer.groups  # the last page gone: the relay too
+    assert await members_in_layer(layer, live.group(t.public_id)) == 0  # the relay left too
 
 
 async def test_a_players_panel_reaches_only_their_own_pages():
