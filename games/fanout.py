@@ -10,11 +10,12 @@ that much work a few times a second, and the pushes the players waited for (thei
 panel, their game's moves) queued behind it (benchmarks/README.md, "Arena repair").
 
 For the groups a socket *shares* (``Socket.groups_to_share``: the standings of a
-tournament's page), the socket joins the process's ``Relay`` instead: the relay's own
-channel joins the layer's group once, for as long as a socket of the process is in it,
-and hands each message it reads to the process's sockets of that group, calling their
-handler as Channels would (the message's type, its dots as underscores). The group has
-one member per process; a frame is one read in each process, whatever the number of pages.
+tournament's page, the lobby's and the watch page's lists), the socket joins the
+process's ``Relay`` instead: the relay's own channel joins the layer's group once, for
+as long as a socket of the process is in it, and hands each message it reads to the
+process's sockets of that group, calling their handler as Channels would (the message's
+type, its dots as underscores). The group has one member per process; a frame is one
+read in each process, whatever the number of pages.
 
 The publisher (games/live.py) names the group in every message it sends (``"group"``),
 so that the relay knows whose it is. If the layer fails while the relay reads it, every

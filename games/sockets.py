@@ -144,7 +144,7 @@ class Socket(runtime.websocket_consumer()):
         return []
 
     def groups_to_share(self) -> list[str]:
-        """The groups every page of a kind shares (a tournament's standings), joined
+        """The groups every page of a kind shares (a tournament's standings, the lobby), joined
         through the process's relay (games/fanout.py): one member per process in the
         layer, however many of its sockets forward them."""
         return []

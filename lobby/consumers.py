@@ -64,8 +64,8 @@ class PageConsumer(Socket):
         await presence.call(presence.settle, self.membership, self.page, kind=live.OPEN, seat=None)
         return None
 
-    def groups_to_join(self) -> list[str]:
-        return [self.group]
+    def groups_to_share(self) -> list[str]:
+        return [self.group]  # every page of the lobby (or the watch page): one relay each
 
     async def opened(self) -> None:
         # Joined first, read second: a change that commits meanwhile is in the snapshot or

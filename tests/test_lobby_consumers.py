@@ -113,7 +113,8 @@ async def test_a_row_the_page_already_shows_or_that_left_is_never_sent_again():
     layer = get_channel_layer()
 
     async def batch(*events):
-        await layer.group_send(live.LOBBY_GROUP, {"type": "lobby.batch", "events": list(events)})
+        message = {"type": "lobby.batch", "events": list(events), "group": live.LOBBY_GROUP}
+        await layer.group_send(live.LOBBY_GROUP, message)  # named, as the publisher sends it
 
     added = {
         "kind": "added",
