@@ -315,10 +315,14 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     pairing = Pairing.objects.filter(match=match, scored=False).select_related("tournament").first()
     if pairing is None:
         return
-    tournament = _holding(Tournament.objects.select_for_update().get(pk=pairing.tournament_id))
-    won_by = _won_by(tournament, match)
+    # The pairing is scored before the event's row is locked (the match's row, locked by
+    # the write that ends it, keeps any other from scoring it): every game end of an event
+    # queues on that row (on PostgreSQL, from every process), and holds it until it commits.
+    won_by = _won_by(pairing.tournament, match)  # its kind, which never changes
     Pairing.objects.filter(pk=pairing.pk).update(won_by=won_by, scored=True)
     pairing.won_by, pairing.scored = won_by, True
+    tournament = _holding(Tournament.objects.select_for_update().get(pk=pairing.tournament_id))
+    # Read with the event's row held: a withdrawal (which holds it too) is not overwritten.
     entries = {e.pk: e for e in Entry.objects.filter(pk__in=[pairing.first_id, pairing.second_id])}
     now = timezone.now()
     arena_open = (
@@ -340,7 +344,8 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
             if absent:
                 entry.active = False  # did not play: paused until they come back
             entry.waiting_since = now if entry.active and arena_open else None
-        entry.save()
+    # Both entries in one statement.
+    Entry.objects.bulk_update(entries.values(), SCORED_FIELDS)
     # Ranks are not written at a game's end: an arena's are worked out where they are read,
     # outside the write (live.ranked, _plan), and written once, when the event ends; a
     # Swiss event's (with the tie-breaks) change only when a round is over. Inside this
@@ -351,6 +356,22 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
         _rank(tournament)
     _bump(tournament)
     _changed(tournament)
+
+
+# What scoring a game changes on each of its two entries.
+SCORED_FIELDS = [
+    "playing",
+    "last_game",
+    "panel_version",
+    "last_opponent",
+    "games",
+    "wins",
+    "results",
+    "score",
+    "streak",
+    "active",
+    "waiting_since",
+]
 
 
 def _failed_seat(match: Match) -> int | None:
