@@ -1,12 +1,28 @@
 """The tournaments' write path: every change to an event, with its row locked.
 
 Every function here that writes runs as one write of games' write path
-(``games.play.write``: one transaction; on SQLite, on the writer thread) and begins by
-locking the tournament's row (``select_for_update``), so that two server processes never
-pair one player twice, score one game twice or start one round twice: whoever comes
-second waits, then reads what the first wrote. Games are made through games' own write
-path (``games.play.pair_accounts``) inside that transaction, so a pairing and its
-matches commit together or not at all, and a restart can lose neither.
+(``games.play.write``: one transaction; on SQLite, on the writer thread, one write at a
+time) and locks what it changes, so that two server processes never pair one player
+twice, score one game twice or start one round twice: whoever comes second waits, then
+reads what the first wrote. Games are made through games' own write path
+(``games.play.pair_accounts``) inside that transaction, so a pairing and its matches
+commit together or not at all, and a restart can lose neither.
+
+The locks (on PostgreSQL; SQLite has one writer), always taken in this order, so that no
+two writes wait for each other:
+
+1. ``advance``'s own lock of the event (``_advancing``: a transaction-scoped advisory
+   lock), one advance of an event at a time: its start, pairings, rounds and end;
+2. the entries a write changes (``select_for_update``, in the order of their keys);
+3. the event's row, which every change bumps (its ``version``).
+
+In an arena every write takes them in that order, and takes the event's row last, for the
+version: a pairing creates its games while game ends, joins and withdrawals go on (with
+the row taken first, every game's end of a thousand-player arena queued behind each
+pairing's dozens of statements: benchmarks/README.md, "Arena repair"). A Swiss event's
+writes take the event's row first, then its entries (a Swiss event's game end and its
+joins and withdrawals rank every entry, with the row held; its rounds are paired when no
+game is in play).
 
 - ``create``, ``join``, ``withdraw``: what players (and staff, and the scheduler) do.
 - ``advance``: whatever is due for one event now: start it, pair the arena's waiting
@@ -32,7 +48,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
@@ -133,7 +149,7 @@ def _finish(tournament: Tournament, now, **changes) -> None:
     finished)."""
     _rank(tournament)
     Entry.objects.filter(tournament=tournament).update(panel_version=_panel(tournament))
-    _bump(tournament, status=Tournament.Status.FINISHED, ended_at=now, **changes)
+    _bump_last(tournament, status=Tournament.Status.FINISHED, ended_at=now, **changes)
 
 
 def _locked(public_id: str) -> Tournament:
@@ -141,6 +157,50 @@ def _locked(public_id: str) -> Tournament:
         return _holding(Tournament.objects.select_for_update().get(public_id=public_id))
     except Tournament.DoesNotExist:
         raise NoSuchTournament("There is no such tournament.") from None
+
+
+def _read(public_id: str) -> Tournament:
+    """The event as it is now, its row not locked (the lock order: the module's docstring)."""
+    try:
+        return _holding(Tournament.objects.get(public_id=public_id))
+    except Tournament.DoesNotExist:
+        raise NoSuchTournament("There is no such tournament.") from None
+
+
+def _with_entry(public_id: str, user) -> tuple[Tournament, Entry | None]:
+    """The event and ``user``'s entry, both locked in the event's order: an arena's entry
+    first, a Swiss event's row first."""
+    found = Tournament.objects.filter(public_id=public_id).values_list("pk", "kind").first()
+    if found is None:
+        raise NoSuchTournament("There is no such tournament.")
+    pk, kind = found
+    if kind == Tournament.Kind.ARENA:
+        entry = Entry.objects.select_for_update().filter(tournament_id=pk, user=user).first()
+        return _locked(public_id), entry
+    tournament = _locked(public_id)
+    return tournament, Entry.objects.filter(tournament=tournament, user=user).first()
+
+
+ADVANCING = 0x626974  # the first key of the advisory locks of ``_advancing``
+
+
+def _advancing(tournament_pk: int) -> None:
+    """Inside a write: wait for, then hold until it ends, the right to advance the event
+    (one advance of an event at a time, across every process). PostgreSQL's
+    transaction-scoped advisory lock; on SQLite, whose writes are one at a time, nothing."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [ADVANCING, tournament_pk])
+
+
+def _bump_last(tournament: Tournament, **changes) -> None:
+    """An arena's write bumps the event's version last, its row locked here (then held to
+    the commit, a statement or two away): ``tournament.version`` is the version it
+    committed (what a pairing's panels are pushed at)."""
+    version = Tournament.objects.select_for_update().values_list("version", flat=True)
+    tournament.version = version.get(pk=tournament.pk)
+    _bump(tournament, **changes)
 
 
 def _holding(tournament: Tournament) -> Tournament:
@@ -229,8 +289,15 @@ def join(public_id: str, user) -> Entry:
     """Join the event (or come back to it, after withdrawing from an arena)."""
 
     def change() -> Entry:
-        tournament = _locked(public_id)
-        entry = Entry.objects.filter(tournament=tournament, user=user).first()
+        tournament, entry = _with_entry(public_id, user)
+        if entry is None and tournament.is_arena:
+            # Entries are made with the event's row held, as here: one made meanwhile (by
+            # this player's other join) is seen now, not locked.
+            made = Entry.objects.filter(tournament=tournament, user=user).first()
+            if made is not None:
+                if made.active:
+                    raise Refused("You have already joined this tournament.")
+                raise Refused("Your entry changed meanwhile: try again.")
         if tournament.status == Tournament.Status.FINISHED:
             raise Refused("This tournament is over.")
         if not tournament.is_arena and tournament.status != Tournament.Status.UPCOMING:
@@ -268,8 +335,7 @@ def withdraw(public_id: str, user) -> Entry | None:
     in play goes on and counts."""
 
     def change() -> Entry | None:
-        tournament = _locked(public_id)
-        entry = Entry.objects.filter(tournament=tournament, user=user).first()
+        tournament, entry = _with_entry(public_id, user)
         if entry is None or not entry.active:
             raise Refused("You are not playing in this tournament.")
         if tournament.status == Tournament.Status.FINISHED:
@@ -321,9 +387,18 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     won_by = _won_by(pairing.tournament, match)  # its kind, which never changes
     Pairing.objects.filter(pk=pairing.pk).update(won_by=won_by, scored=True)
     pairing.won_by, pairing.scored = won_by, True
-    tournament = _holding(Tournament.objects.select_for_update().get(pk=pairing.tournament_id))
-    # Read with the event's row held: a withdrawal (which holds it too) is not overwritten.
-    entries = {e.pk: e for e in Entry.objects.filter(pk__in=[pairing.first_id, pairing.second_id])}
+    ids = [pairing.first_id, pairing.second_id]
+    if pairing.tournament.is_arena:
+        # The two entries locked (a withdrawal waits), the event's row only for the version,
+        # last (the module's docstring). The event read above cannot have ended: this game
+        # was in play.
+        tournament = _holding(pairing.tournament)
+        entries = {
+            e.pk: e for e in Entry.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        }
+    else:
+        tournament = _holding(Tournament.objects.select_for_update().get(pk=pairing.tournament_id))
+        entries = {e.pk: e for e in Entry.objects.filter(pk__in=ids)}
     now = timezone.now()
     arena_open = (
         tournament.is_arena
@@ -482,7 +557,12 @@ def advance(public_id: str) -> bool:
     planned = _plan(public_id, here)
 
     def change() -> bool:
-        tournament = _locked(public_id)
+        tournament = _read(public_id)
+        _advancing(tournament.pk)
+        if tournament.is_arena:
+            tournament = _read(public_id)  # as the last advance left it
+        else:
+            tournament = _locked(public_id)
         now = timezone.now()
         if tournament.status == Tournament.Status.UPCOMING:
             if now < tournament.starts_at:
@@ -505,7 +585,7 @@ def _start(tournament: Tournament, now, here, planned) -> bool:
         _changed(tournament, look_again=False)
         return True
     entries.update(waiting_since=now, panel_version=_panel(tournament))
-    _bump(tournament, status=Tournament.Status.RUNNING, round_started_at=now)
+    _bump_last(tournament, status=Tournament.Status.RUNNING, round_started_at=now)
     _started(tournament, list(entries.values_list("user_id", flat=True)))
     if tournament.is_arena:
         _arena_step(tournament, now, here, planned)
@@ -609,10 +689,14 @@ def arena_ranks(public_id: str) -> dict[int, int]:
 def _arena_step(tournament: Tournament, now, here, planned: list[tuple[int, int]]) -> bool:
     if now >= tournament.ends_at:
         return _arena_close(tournament, now)
+    # Locked, in the order of their keys (the module's docstring): a withdrawal waits.
     waiting = list(
-        Entry.objects.filter(
+        Entry.objects.select_for_update(of=("self",))
+        .filter(
             tournament=tournament, active=True, playing__isnull=True, waiting_since__isnull=False
-        ).select_related("user__profile")
+        )
+        .select_related("user__profile")
+        .order_by("pk")
     )
     changed = False
     if here is not None:
@@ -641,7 +725,7 @@ def _arena_step(tournament: Tournament, now, here, planned: list[tuple[int, int]
         _make_game(tournament, 0, first, second)
     changed = changed or bool(pairs)
     if changed:
-        _bump(tournament)
+        _bump_last(tournament)
         _changed(tournament, look_again=False)
     return changed
 

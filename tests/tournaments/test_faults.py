@@ -310,10 +310,14 @@ def test_a_clock_that_runs_out_with_nobody_looking_is_settled_by_the_scheduler(s
 # ---- two processes at once ----------------------------------------------------------------------
 
 
-def _stress_arena(players: int, seconds: float, games_wanted: int):
+def _stress_arena(players: int, seconds: float, games_wanted: int, *, churn: bool = False):
     """An arena of ``players`` waiting players, paired by three threads calling
     ``advance`` at once while two others finish the games in play (as the pages and the
-    scheduler of several processes would), until ``games_wanted`` games were made."""
+    scheduler of several processes would), until ``games_wanted`` games were made.
+    ``churn``: a sixth thread has six players withdraw and join again all along (waiting,
+    being paired, in a game, as it comes): every write takes its locks in the director's
+    order, and none waits for another for ever (PostgreSQL would end one of them with a
+    deadlock error, which this thread or another would raise)."""
     users = accounts(*(f"p{i:02d}" for i in range(players)))
     t = event("arena", starts_in=-1, rated=False)
     director.join(t.public_id, users[0])
@@ -334,7 +338,14 @@ def _stress_arena(players: int, seconds: float, games_wanted: int):
     def work(i):
         made = 0
         while not stop.is_set() and time.monotonic() < deadline:
-            if i < 3:  # a process pairing whoever waits
+            if i == 5:  # six players pausing and coming back
+                for user in users[:6]:
+                    with contextlib.suppress(director.Refused):
+                        director.withdraw(t.public_id, user)
+                    with contextlib.suppress(director.Refused):
+                        director.join(t.public_id, user)
+                        made += 1
+            elif i < 3:  # a process pairing whoever waits
                 here(t, *users)
                 made += director.advance(t.public_id)
             else:  # players finishing their games
@@ -347,8 +358,10 @@ def _stress_arena(players: int, seconds: float, games_wanted: int):
                 stop.set()
         return made
 
-    results = at_once(5, work)
+    results = at_once(6 if churn else 5, work)
     assert not [r for r in results if isinstance(r, BaseException)], results
+    if churn:
+        assert results[5] > 0  # the six players did come back, again and again
     return t
 
 
@@ -385,6 +398,14 @@ def test_pairing_from_several_threads_at_once_never_pairs_a_player_twice():
 def test_on_postgresql_several_processes_pairing_at_once_never_pair_a_player_twice():
     assert connection.vendor == "postgresql"
     t = _stress_arena(players=20, seconds=30, games_wanted=40)
+    assert Pairing.objects.filter(tournament=t).count() >= 20
+    assert_never_two_games_at_once(t)
+
+
+@pytest.mark.services
+def test_on_postgresql_players_pausing_and_returning_while_others_are_paired_never_deadlock():
+    assert connection.vendor == "postgresql"
+    t = _stress_arena(players=20, seconds=30, games_wanted=40, churn=True)
     assert Pairing.objects.filter(tournament=t).count() >= 20
     assert_never_two_games_at_once(t)
 
