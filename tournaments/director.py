@@ -1,4 +1,4 @@
-"""The tournaments' write path: every change to an event, with its row locked.
+"""The tournaments' write path: every change to an event, with what it changes locked.
 
 Every function here that writes runs as one write of games' write path
 (``games.play.write``: one transaction; on SQLite, on the writer thread, one write at a
@@ -204,7 +204,8 @@ def _bump_last(tournament: Tournament, **changes) -> None:
 
 
 def _holding(tournament: Tournament) -> Tournament:
-    """The event as its row was locked: the version this write began from."""
+    """The event as this write read it (its row locked, or an arena's not yet): the
+    version this write began from, which every panel it changes is drawn after."""
     tournament.locked_version = tournament.version
     return tournament
 
