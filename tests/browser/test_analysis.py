@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import mark_page, move_button, play, wait_for_ply, was_not_reloaded
+from tests.browser.helpers import mark_page, move_button, wait_for_ply, was_not_reloaded
 from tests.browser.test_accessibility import Audit
 from tests.replays import BLUNDER_GAME, played
 
@@ -167,7 +167,12 @@ def test_practise_from_here_starts_a_game_in_that_position_and_plays_it_out(
     expect(page).to_have_url(re.compile(r"/m/[A-Za-z0-9_-]{16}/$"))
     expect(page.locator("#setup-note")).to_contain_text("after 2 moves from the start")
     expect(page.locator("#binary .val")).to_have_text(list("10100"))
-    play(page, "bit-flip", "4")  # the winning move: the computer answers at once
+    # The winning move. The computer answers at once: the board after the move alone may be
+    # on the page for less than one of Playwright's polls (it was, under CI), so wait for
+    # the computer's answer.
+    button = move_button(page, "bit-flip", "4")
+    expect(button).to_be_enabled()
+    button.click()
     wait_for_ply(page, 2)
     left = page.locator("#board button.bit[name=move]")
     expect(left).to_have_count(1)  # one 0 bit left: flipping it fills the byte
