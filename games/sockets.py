@@ -171,8 +171,7 @@ class Socket(runtime.websocket_consumer()):
     client: admission.Client | None = None
     frames: deque[float] | None = None  # when its recent syncs came (``read_frame``)
     admitted = False  # counted in this process's share of its client's sockets
-    joined: tuple[str, ...] = ()  # the groups it joined
-    shared: tuple[str, ...] = ()  # the groups it joined through the process's relay
+    joined: tuple[tuple[str, bool], ...] = ()  # the groups it joined; True: through the relay
     joined_at = 0  # when it had joined them (``Shared.step``)
     heartbeat_task: asyncio.Task | None = None
     sync_task: asyncio.Task | None = None
@@ -236,26 +235,20 @@ class Socket(runtime.websocket_consumer()):
         if refusal is not None:
             await self.refuse(refusal)
             return False
-        for group in self.groups_to_join():
+        wanted = [(group, False) for group in self.groups_to_join()]
+        wanted += [(group, True) for group in self.groups_to_share()]
+        for group, shared in wanted:
             try:
-                await asyncio.wait_for(
-                    self.channel_layer.group_add(group, self.channel_name), SEND_TIMEOUT
-                )
+                if shared:
+                    joining = fanout.relay(self.channel_layer).join(group, self)
+                else:
+                    joining = self.channel_layer.group_add(group, self.channel_name)
+                await asyncio.wait_for(joining, SEND_TIMEOUT)
             except Exception as error:
                 publisher.lost(error)
                 await self.refuse(CLOSE_TRY_LATER)
                 return False
-            self.joined = (*self.joined, group)
-        for group in self.groups_to_share():
-            try:
-                await asyncio.wait_for(
-                    fanout.relay(self.channel_layer).join(group, self), SEND_TIMEOUT
-                )
-            except Exception as error:
-                publisher.lost(error)
-                await self.refuse(CLOSE_TRY_LATER)
-                return False
-            self.shared = (*self.shared, group)
+            self.joined = (*self.joined, (group, shared))
         self.joined_at = Shared.step()
         publisher.answered()
         await self.accept()
@@ -278,12 +271,9 @@ class Socket(runtime.websocket_consumer()):
         try:
             await self.left()
         finally:
-            for group in self.joined:
-                await self.leave_group(group)
+            for group, shared in self.joined:
+                await self.leave_group(group, shared=shared)
             self.joined = ()
-            for group in self.shared:
-                await self.leave_group(group, shared=True)
-            self.shared = ()
 
     async def receive(self, text_data=None, bytes_data=None):
         frame = await self.read_frame(text_data, bytes_data)

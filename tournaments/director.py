@@ -167,13 +167,18 @@ def _read(public_id: str) -> Tournament:
         raise NoSuchTournament("There is no such tournament.") from None
 
 
-def _with_entry(public_id: str, user) -> tuple[Tournament, Entry | None]:
-    """The event and ``user``'s entry, both locked in the event's order: an arena's entry
-    first, a Swiss event's row first."""
+def _key(public_id: str) -> tuple[int, str]:
+    """The event's primary key and kind, what a write needs to know before it locks."""
     found = Tournament.objects.filter(public_id=public_id).values_list("pk", "kind").first()
     if found is None:
         raise NoSuchTournament("There is no such tournament.")
-    pk, kind = found
+    return found
+
+
+def _with_entry(public_id: str, user) -> tuple[Tournament, Entry | None]:
+    """The event and ``user``'s entry, both locked in the event's order: an arena's entry
+    first, a Swiss event's row first."""
+    pk, kind = _key(public_id)
     if kind == Tournament.Kind.ARENA:
         entry = Entry.objects.select_for_update().filter(tournament_id=pk, user=user).first()
         return _locked(public_id), entry
@@ -558,9 +563,9 @@ def advance(public_id: str) -> bool:
     planned = _plan(public_id, here)
 
     def change() -> bool:
-        tournament = _read(public_id)
-        _advancing(tournament.pk)
-        if tournament.is_arena:
+        pk, kind = _key(public_id)
+        _advancing(pk)
+        if kind == Tournament.Kind.ARENA:
             tournament = _read(public_id)  # as the last advance left it
         else:
             tournament = _locked(public_id)
