@@ -74,6 +74,32 @@ async def test_a_page_is_served_in_one_hop_into_a_thread_with_the_hook(hops):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
+async def test_a_request_starts_no_thread_with_the_hook(monkeypatch):
+    """Served through the hook, requests start no thread once the process has its request
+    threads: no thread per request for the request signals and ``response.close`` (Django's
+    ``ThreadSensitiveContext``), nor one to join it when the request ends."""
+    match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
+    paths = ["/games/bit-flip/", f"/m/{match.public_id}/", "/m/AAAAAAAAAAAAAAAA/"]
+    for path in paths:  # the process's request threads (and asgiref's own) begin
+        await fetch("GET", path)
+    started = []
+    start = threading.Thread.start
+
+    def counted(self, *args, **kwargs):
+        started.append(self.name)
+        return start(self, *args, **kwargs)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    answers = [await fetch("GET", path) for path in paths * 3]
+    assert [a["status"] for a in answers] == [200, 200, 404] * 3
+    if HOOKED:
+        assert started == []
+    else:  # Django's own handler: a thread for each request (and one to join it)
+        assert len(started) >= len(answers), started
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
 async def test_the_middleware_still_guards_every_request():
     match, _, _ = await sync.sync_to_async(make_match)("bit-flip")
     forged = await fetch(

@@ -77,6 +77,14 @@ def test_canary_sync_chain():
         "self.get_response_async(" in inspect.getsource(ASGIHandler),
         "ASGIHandler's request handling awaiting self.get_response_async",
     )
+    call = inspect.getsource(ASGIHandler.__call__)  # what SyncChainASGIHandler.__call__ keeps
+    canary(
+        "sync_chain",
+        "ThreadSensitiveContext()" in call
+        and "await self.handle(scope, receive, send)" in call
+        and call.count("await ") == 1,
+        "ASGIHandler.__call__: only the HTTP check, ThreadSensitiveContext and self.handle",
+    )
     handler = BaseHandler()
     handler.load_middleware(is_async=False)
     canary(

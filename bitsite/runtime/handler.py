@@ -32,12 +32,23 @@ meanwhile. The pool is larger than the number of requests that may wait on somet
 (a cold solve of the analysis board waits up to 10 s, and at most ANALYSIS_WORKERS +
 ANALYSIS_QUEUE of them do; settings.py checks it).
 
+Nor does a request get a ``ThreadSensitiveContext`` of its own (Django's ``__call__``
+enters one for each): with one, the thread-sensitive steps Django's handler still takes
+around the view (the request signals' receivers, ``response.close``) ran in a thread made
+for that request, and the context's exit joined it from yet another new thread. Starting
+those two threads blocked the event loop until each had begun (``Thread.start`` waits for
+it): a twelfth of the event loop's busy time in a profile of the arena benchmark on two
+processes, and a thread made and let go per request. Without the context those few steps
+run in asgiref's one thread for thread-sensitive code, which outlives every request (the
+receivers are ``reset_queries`` and ``close_old_connections`` of that thread, which holds
+no connection of a request: ``_respond`` manages each request thread's own).
+
 A refusal that the site sends late on purpose (``hold``: a client flooding the analysis
 board gets its 429s a second apart) is held here, on the event loop, after its thread
 has gone back to the pool: a flood of held refusals holds no request thread.
 
 ``sync_to_async``'s ``executor`` (with ``thread_sensitive=False``) is asgiref's documented
-way of choosing the threads; the hook's private part is still the handler's two methods.
+way of choosing the threads; the hook's private part is the handler's three methods.
 """
 
 from __future__ import annotations
@@ -71,6 +82,13 @@ def request_threads() -> ThreadPoolExecutor:
 
 
 class SyncChainASGIHandler(ASGIHandler):
+    async def __call__(self, scope, receive, send):
+        """Django's entry point (HTTP only), without a ``ThreadSensitiveContext`` per
+        request (the module's docstring)."""
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        await self.handle(scope, receive, send)
+
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)
 
