@@ -1919,7 +1919,14 @@ def tournaments_lines(results: dict) -> list[str]:
                 if repair.get("processes", 1) > 1
                 else "the server busy "
             )
-            + f"{_f(100 * repair['server_cpu_share'], 0)}% of a core). From a game's end to its "
+            + f"{_f(100 * repair['server_cpu_share'], 0)}% of a core"
+            + (
+                f"; the whole machine {_f(repair['machine_busy_cores'], 2)} of its "
+                f"{repair['machine_cores']} cores"
+                if repair.get("machine_busy_cores") is not None
+                else ""
+            )
+            + "). From a game's end to its "
             "players' next game, p50 / p95 / p99 / max: on the server (`finished_at` to the next "
             "`Pairing.created_at`) "
             + ms(_f(s[f"{p}_ms"], 0) for p in ("p50", "p95", "p99", "max"))

@@ -43,6 +43,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import random
 import re
 import secrets
@@ -63,6 +64,18 @@ VERSION_RE = re.compile(r'id="t-live"[^>]*data-version="(\d+)"')
 GAME_RE = re.compile(r'id="your-game" href="/m/([\w-]{16})/"')
 YOUR_TURN = 'class="state your-turn"'
 PLY_RE = load.PLY_RE
+
+
+def machine_busy_seconds() -> float | None:
+    """CPU seconds every core of the machine has spent busy since boot (Linux's
+    /proc/stat: all but idle and iowait), or None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def progress(message: str) -> None:
@@ -466,12 +479,24 @@ async def _repair_on(env: dict, args, db: Path | str, processes: int) -> dict:
             cpu = cpu_seconds()
             await asyncio.sleep(max(0.0, measured_from - load.now()))
             cpu_from, ended_from = cpu_seconds(), arena.games_ended
+            machine_from = machine_busy_seconds()
             client_from = time.process_time()
-            profiler = Profiler(args.t_profile, server.pid, "tournament-repair", args.t_duration)
+            profilers = [  # every process's (the second and later: -1, -2, ...)
+                Profiler(
+                    args.t_profile,
+                    s.pid,
+                    "tournament-repair" + (f"-{n}" if n else ""),
+                    args.t_duration,
+                )
+                for n, s in enumerate(servers)
+            ]
             await asyncio.sleep(max(0.0, measured_to - load.now()))
             cpu_to, ended_to = cpu_seconds(), arena.games_ended
+            machine_to = machine_busy_seconds()
             client_cpu = time.process_time() - client_from
-            result["profile"] = await asyncio.to_thread(profiler.finish)
+            profiles = [await asyncio.to_thread(profiler.finish) for profiler in profilers]
+            result["profile"] = profiles[0]
+            result["profiles"] = profiles
             progress(
                 f"  measured {args.t_duration:g} s: {ended_to - ended_from} games ended "
                 f"({(ended_to - ended_from) / args.t_duration:.1f}/s); waiting {args.t_tail:g} s "
@@ -490,6 +515,12 @@ async def _repair_on(env: dict, args, db: Path | str, processes: int) -> dict:
                 server_cpu_share=(cpu_to - cpu_from) / args.t_duration,
                 server_cpu_total_s=cpu_seconds() - cpu,
                 client_cpu_share=client_cpu / args.t_duration,
+                # The whole machine (the servers, the players' client, PostgreSQL, Redis and
+                # whatever else runs): cores busy on average (None: no /proc/stat).
+                machine_busy_cores=None
+                if machine_from is None or machine_to is None
+                else (machine_to - machine_from) / args.t_duration,
+                machine_cores=os.cpu_count(),
                 errors=len(arena.errors),
                 error_kinds=sorted(set(arena.errors))[:10],
                 sockets_closed=sum(1 for p in arena.players if p.task.done()),
