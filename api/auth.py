@@ -13,47 +13,27 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from django.conf import settings
-from django_ratelimit.core import get_usage
 from ninja.security import HttpBearer
 
 from api import tokens
 from api.errors import ApiError
-from bitsite import redis_guard
+from games import limits
 
 ANONYMOUS = SimpleNamespace(user=None, pk=None, scopes=(), anonymous=True)
 
 
 def _limit(request, token) -> None:
     """Count the request against its token's rate, then its address's (429 past them)."""
-    if not redis_guard.available():
-        return
     per_token, per_address = settings.API_RATE
     address = request.META.get("REMOTE_ADDR", "")
     checks = [(f"token:{token.digest[:24]}", per_token)] if token.pk else []
-    if address and address not in settings.RATE_LIMIT_EXEMPT:
+    if limits.counted_address(address):
         checks.append((f"address:{address}", per_address))
-    try:
-        for key, rate in checks:
-            usage = get_usage(
-                request,
-                group="bitsite.api",
-                key=lambda g, r, key=key: key,
-                rate=rate,
-                increment=True,
-            )
-            if usage and usage["should_limit"]:
-                raise ApiError(
-                    429,
-                    "rate_limited",
-                    f"Too many requests: try again in {max(1, usage['time_left'])} s.",
-                    retry_after=max(1, usage["time_left"]),
-                )
-    except ApiError:
-        raise
-    except Exception as error:  # the cache is unreachable: let the request through
-        redis_guard.failed("API rate limits", error)
-        return
-    redis_guard.answered()
+    wait = limits.wait("bitsite.api", checks, service="API rate limits")
+    if wait:
+        raise ApiError(
+            429, "rate_limited", f"Too many requests: try again in {wait} s.", retry_after=wait
+        )
 
 
 class TokenAuth(HttpBearer):

@@ -25,40 +25,47 @@ TOO_FAST = "That was faster than anyone plays: wait a few seconds, then try agai
 ACTIONS = ("create", "join", "move", "socket", "lobby", "analysis", "solve", "chat")
 
 
-def _by_session(group, request) -> str:
-    return "session:" + (getattr(request, "session_key", None) or "")
-
-
-def _by_address(group, request) -> str:
-    return "address:" + request.META.get("REMOTE_ADDR", "")
-
-
-def _wait(action: str, session_key: str | None, address: str, count: bool = True) -> int:
-    """Seconds until a request of ``action`` from this session and address is within its
-    limits (0: it is now). ``count``: the request is counted (else only looked at: would
-    one more be within them?)."""
-    per_session, per_address = settings.RATE_LIMITS[action]
-    probe = SimpleNamespace(META={"REMOTE_ADDR": address}, session_key=session_key, method="POST")
+def wait(group: str, checks: list[tuple[str, str]], *, count: bool = True, service: str) -> int:
+    """Seconds until one more request is within every ``(key, rate)`` of ``checks``,
+    counted in django-ratelimit's ``group`` (0: it is now). ``count``: the request is
+    counted (else only looked at: would one more be within them?). The one counter of the
+    site's limits (this module's actions, the API's tokens); if the cache cannot be reached,
+    nothing is limited and ``service`` names what is not (bitsite/redis_guard.py)."""
     if not redis_guard.available():
         return 0  # Redis is being left alone after a failure: not limiting
-    checks = []
-    if session_key:
-        checks.append((_by_session, per_session))
-    if address and address not in settings.RATE_LIMIT_EXEMPT:
-        checks.append((_by_address, per_address))
+    probe = SimpleNamespace(META={}, method="POST")
     try:
-        for key, rate in checks:
-            usage = get_usage(probe, group=f"bitsite.{action}", key=key, rate=rate, increment=count)
+        for value, rate in checks:
+            usage = get_usage(
+                probe, group=group, key=lambda g, r, value=value: value, rate=rate, increment=count
+            )
             if usage is None:
                 continue
             over = usage["should_limit"] if count else usage["count"] >= usage["limit"]
             if over:
                 return max(1, usage["time_left"])
     except Exception as error:  # the cache is unreachable: let the request through
-        redis_guard.failed("rate limits", error)
+        redis_guard.failed(service, error)
         return 0
     redis_guard.answered()
     return 0
+
+
+def counted_address(address: str) -> bool:
+    """Whether limits per client address count this one (loopback: RATE_LIMIT_EXEMPT)."""
+    return bool(address) and address not in settings.RATE_LIMIT_EXEMPT
+
+
+def _wait(action: str, session_key: str | None, address: str, count: bool = True) -> int:
+    """Seconds until a request of ``action`` from this session and address is within its
+    limits (0: it is now); ``count`` as for ``wait``."""
+    per_session, per_address = settings.RATE_LIMITS[action]
+    checks = []
+    if session_key:
+        checks.append(("session:" + session_key, per_session))
+    if counted_address(address):
+        checks.append(("address:" + address, per_address))
+    return wait(f"bitsite.{action}", checks, count=count, service="rate limits")
 
 
 def _over(request, action: str, session_key: str | None, address: str) -> bool:
