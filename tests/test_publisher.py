@@ -28,11 +28,11 @@ def test_a_burst_of_sends_is_all_delivered_a_few_at_a_time(monkeypatch):
     layer = CountingLayer()
     monkeypatch.setattr(live, "get_channel_layer", lambda: layer)
     publisher = live.Publisher()
-    groups = [f"tournament.t.u{n}" for n in range(10 * live.SEND_SLOTS)]
+    groups = [f"match.m{n}" for n in range(10 * live.SEND_SLOTS)]
 
     async def burst():
         for group in groups:
-            publisher.publish(group, {"type": "tournament.panel", "version": 1})
+            publisher.publish(group, {"type": "match.changed", "version": 1})
         while publisher.tasks:
             await asyncio.gather(*publisher.tasks)
 

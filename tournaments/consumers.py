@@ -5,9 +5,10 @@ presence sets like a match's sockets (4409), and a member of its viewer's set th
 that the director knows which waiting players of an arena have the page open (one absent
 when pairing comes is paused). On connect (and on a ``{"type": "sync"}`` frame) it reads
 the page's live parts once for every socket of the process that asks at the same time
-(``Shared``); after that it forwards: the shared part to everyone, the player's own panel
-to that player's sockets only (their own group), each only if newer than what the page
-shows. It reads no database and draws nothing on a push.
+(``Shared``); after that it forwards what the event's one group brings (through the
+process's relay): the shared part, and its own viewer's panel out of the players' panels
+the message carries (no one else's), each only if newer than what the page shows. It
+reads no database and draws nothing on a push.
 """
 
 from __future__ import annotations
@@ -42,11 +43,6 @@ class TournamentConsumer(Socket):
         await presence.call(presence.settle, self.membership, page, kind=kind, seat=None)
         return None
 
-    def groups_to_join(self) -> list[str]:
-        if self.user_id is None:
-            return []
-        return [live.player_group(self.public_id, self.user_id)]
-
     def groups_to_share(self) -> list[str]:
         return [live.group(self.public_id)]
 
@@ -79,19 +75,30 @@ class TournamentConsumer(Socket):
     # ---- from the channel layer ---------------------------------------------------------
 
     async def tournament_changed(self, message):
-        if message["version"] <= self.shown:
-            return
-        self.shown = message["version"]
-        html = message["html"]
-        if not self.entered and message["status"] != self.status:
-            # A viewer without an entry: no panel of their own comes; the one every such
-            # viewer shares changes with the status (Join, started, over).
-            html += message["anonymous" if self.user_id is None else "visitor"]
-        self.status = message["status"]
-        await self.send(text_data=html)
+        html = self._own_panel(message)
+        if message["version"] > self.shown:
+            self.shown = message["version"]
+            html += message["html"]
+            if not self.entered and message["status"] != self.status:
+                # A viewer without an entry: no panel of their own comes; the one every
+                # such viewer shares changes with the status (Join, started, over).
+                html += message["anonymous" if self.user_id is None else "visitor"]
+            self.status = message["status"]
+        if html:
+            await self.send(text_data=html)
 
-    async def tournament_panel(self, message):
-        self.entered = message.get("entry", True)
-        if message["version"] > self.panel_shown:
-            self.panel_shown = message["version"]
-            await self.send(text_data=message["html"])
+    async def tournament_panels(self, message):
+        html = self._own_panel(message)
+        if html:
+            await self.send(text_data=html)
+
+    def _own_panel(self, message) -> str:
+        """The viewer's own panel in ``message`` if it has one newer than the page's ("")."""
+        if self.user_id is None:
+            return ""
+        mine = message.get("panels", {}).get(live.panel_key(self.user_id))
+        if mine is None or message["version"] <= self.panel_shown:
+            return ""
+        self.panel_shown = message["version"]
+        self.entered = mine["entry"]
+        return mine["html"]

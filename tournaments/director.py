@@ -121,11 +121,14 @@ def _changed(tournament: Tournament, *, look_again: bool = True, left=()) -> Non
     transaction.on_commit(committed)
 
 
-def _paired(tournament: Tournament, entries: tuple[Entry, Entry]) -> None:
-    """After commit: the two players' own panels ("Go to your game"), drawn from the rows in
-    hand and pushed at once, ahead of the standings' batched draw (which draws them again:
-    a page forwards only the newer). A player who has just finished a game waits for this
-    one panel; behind a busy event's window and its standings it came seconds late."""
+def _paired(tournament: Tournament, entries: list[Entry]) -> None:
+    """After commit: the paired players' own panels ("Go to your game"), drawn from the
+    rows in hand and pushed at once in one message, ahead of the standings' batched draw
+    (which draws them again: a page forwards only the newer). A player who has just
+    finished a game waits for this one panel; behind a busy event's window and its
+    standings it came seconds late."""
+    if not entries:
+        return
 
     def committed():
         from tournaments import live
@@ -729,6 +732,7 @@ def _arena_step(tournament: Tournament, now, here, planned: list[tuple[int, int]
     for a, b in pairs:
         first, second = (b, a) if firsts.get(a.pk, 0) > firsts.get(b.pk, 0) else (a, b)
         _make_game(tournament, 0, first, second)
+    _paired(tournament, [entry for pair in pairs for entry in pair])
     changed = changed or bool(pairs)
     if changed:
         _bump_last(tournament)
@@ -770,7 +774,6 @@ def _make_game(tournament: Tournament, round_number: int, first: Entry, second: 
             playing=match, waiting_since=None, panel_version=panel
         )
         entry.playing, entry.waiting_since, entry.panel_version = match, None, panel
-    _paired(tournament, (first, second))
     return Pairing.objects.create(
         tournament=tournament, round=round_number, match=match, first=first, second=second
     )
@@ -816,6 +819,7 @@ def _pair_round(tournament: Tournament, now) -> None:
     _bump(tournament, round=number, round_started_at=now)
     for a, b in pairing.pairs:
         _make_game(tournament, number, by_id[a], by_id[b])
+    _paired(tournament, [by_id[n] for pair in pairing.pairs for n in pair])
     if pairing.bye is not None:
         bye = by_id[pairing.bye]
         Pairing.objects.create(

@@ -4,11 +4,18 @@ After a change of an event commits (tournaments/director.py calls ``changed``), 
 page shows live is drawn ONCE, in the process that made the change, and handed to the
 live layer's publisher (games/live.py) for two kinds of group:
 
-- ``tournament.<id>``: the part every viewer shares (the state line, the standings, the
-  games in play), one message however many pages are open;
-- ``tournament.<id>.u<user id>``: a player's own panel (their game with its "Go to your
-  game" button, paused or waiting, Join or Withdraw), drawn only for the players whose
-  panel changed since this process's last push, one small message each.
+- the part every viewer shares (the state line, the standings, the games in play);
+- the players' own panels (their game with its "Go to your game" button, paused or
+  waiting, Join or Withdraw), drawn only for the players whose panel changed since this
+  process's last push, keyed by player.
+
+Both go in one message to the event's one group, ``tournament.<id>``, however many pages
+are open: each server process's relay reads it once (games/fanout.py), and each page
+forwards the shared part and its own viewer's panel, no one else's. A pairing's panels go
+the same way as it commits (``paired``): one message for all the players it paired. (A
+group per player cost a channel-layer send for every panel: with several processes on
+Redis, those sends were most of what the publisher sent, and every push queued behind
+them; benchmarks/README.md, "Arena repair".)
 
 Bursts are batched per event (``Drawer``): the first change after a quiet moment is drawn
 at once, the changes that follow within TOURNAMENT_PUSH_EVERY seconds are drawn together
@@ -41,10 +48,6 @@ OPEN = "open"  # the kind of an anonymous socket of an event's page
 
 def group(public_id: str) -> str:
     return f"tournament.{public_id}"
-
-
-def player_group(public_id: str, user_id: int) -> str:
-    return f"tournament.{public_id}.u{user_id}"
 
 
 def page(public_id: str) -> str:
@@ -165,20 +168,30 @@ def oob(html: str) -> str:
 def paired(tournament: Tournament, entries) -> None:
     """Just after a pairing committed: each paired player's panel, drawn from the rows the
     write holds (no query), at the version it committed (``tournament`` as the write left
-    it). The batched draw of the same change (``Drawer``) draws these panels again at that
-    version or a later one; a page forwards a panel only if newer than the one it shows."""
+    it), in one message. The batched draw of the same change (``Drawer``) draws these
+    panels again at that version or a later one; a page forwards a panel only if newer
+    than the one it shows."""
+    panels = {}
     for entry in entries:
         entry.tournament = tournament
-        html = oob(render_panel(tournament, entry, signed_in=True))
-        push_panel(tournament.public_id, entry.user_id, tournament.version, html, entry=True)
+        panels[panel_key(entry.user_id)] = panel(
+            oob(render_panel(tournament, entry, signed_in=True)), entry=True
+        )
+    if panels:
+        publisher.publish(
+            group(tournament.public_id),
+            {"type": "tournament.panels", "version": tournament.version, "panels": panels},
+        )
 
 
-def push_panel(public_id: str, user_id: int, version: int, html: str, *, entry: bool) -> None:
-    """One player's own panel, to their pages of the event (``entry``: they have one)."""
-    publisher.publish(
-        player_group(public_id, user_id),
-        {"type": "tournament.panel", "version": version, "html": html, "entry": entry},
-    )
+def panel_key(user_id: int) -> str:
+    """A player's key in a message's ``panels`` (a string: the layer's messages are msgpack)."""
+    return str(user_id)
+
+
+def panel(html: str, *, entry: bool) -> dict:
+    """One player's panel in a message (``entry``: they have one in the event)."""
+    return {"html": html, "entry": entry}
 
 
 class Drawer:
@@ -243,8 +256,9 @@ class Drawer:
         if tournament is None:
             return
         version = tournament.version
-        # The players' own panels first: the one that says "Go to your game" is what its
-        # player waits for, and it is small; the standings go to every page after it.
+        # The players' own panels go in the same message as the standings: each page
+        # forwards its viewer's panel first, in the same frame.
+        panels = {}
         if since is not None:
             # A change committed after ``version`` was read is drawn here too (its panels
             # are read below) and again by its own draw: twice, never missed.
@@ -252,12 +266,12 @@ class Drawer:
             for entry in entries.select_related("playing"):
                 entry.tournament = tournament
                 html = oob(render_panel(tournament, entry, signed_in=True))
-                push_panel(public_id, entry.user_id, version, html, entry=True)
+                panels[panel_key(entry.user_id)] = panel(html, entry=True)
         if left:
             html = oob(render_panel(tournament, None, signed_in=True))
             joined = set(tournament.entries.values_list("user_id", flat=True))
             for user_id in left - joined:
-                push_panel(public_id, user_id, version, html, entry=False)
+                panels[panel_key(user_id)] = panel(html, entry=False)
         publisher.publish(
             group(public_id),
             {
@@ -265,6 +279,7 @@ class Drawer:
                 "version": version,
                 "status": tournament.status,
                 "html": oob(render_shared(tournament)),
+                "panels": panels,
                 # Forwarded by the pages of viewers without an entry when the status moves.
                 **visitors_panels(tournament),
             },

@@ -178,12 +178,11 @@ async def test_a_players_panel_reaches_only_their_own_pages():
 
     await database_sync_to_async(director.withdraw)(t.public_id, ada)
     for page in ada_pages:  # both of Ada's pages: her own panel and the standings
-        # Her panel is sent first, but the standings reach the page through its process's
-        # relay (games/fanout.py), the panel through the page's own channel: either may
-        # arrive first.
-        frames = [await page.receive_from(timeout=10), await page.receive_from(timeout=10)]
-        (panel,) = [f for f in frames if 'id="t-panel"' in f]
-        (shared,) = [f for f in frames if 'id="t-live"' in f]
+        # One message of the event's group brings both (games/fanout.py: through the
+        # process's relay): one frame, her panel first.
+        frame = await page.receive_from(timeout=10)
+        panel, shared = frame.split('id="t-live"', 1)
+        assert 'id="t-panel"' in panel and 'id="t-panel"' not in shared
         assert "You are paused" in panel and "Rejoin" in panel
         assert "(paused)" in shared
     for page in (bob_page, anonymous):
@@ -226,7 +225,7 @@ async def test_sockets_past_the_cap_of_one_browser_are_refused_with_4409(setting
 
 
 async def test_a_push_older_than_what_the_page_shows_is_not_forwarded():
-    (ada,) = await database_sync_to_async(accounts)("ada")
+    ada, bob = await database_sync_to_async(accounts)("ada", "bob")
     t = await database_sync_to_async(event)("arena", starts_in=600)
     await database_sync_to_async(director.join)(t.public_id, ada)
     await drawn_out()
@@ -234,24 +233,31 @@ async def test_a_push_older_than_what_the_page_shows_is_not_forwarded():
     shown = version_of(await page.receive_from(timeout=10))
     layer = get_channel_layer()
 
-    async def push(kind, version, html, to=None):
-        message = {"type": kind, "version": version, "html": html}
+    async def push(kind, version, html="", panel=None, for_whom=ada):
+        message = {"type": kind, "version": version}
         if kind == "tournament.changed":  # the same status: no visitor's panel with it
-            message.update(status="upcoming", visitor="visitor's", anonymous="anonymous")
-        group = to or live.group(t.public_id)
+            message.update(html=html, status="upcoming", visitor="visitor's", anonymous="anon")
+        if panel is not None:
+            message["panels"] = {live.panel_key(for_whom.pk): {"html": panel, "entry": True}}
+        group = live.group(t.public_id)
         await layer.group_send(group, {**message, "group": group})  # as the publisher names it
 
-    mine = live.player_group(t.public_id, ada.pk)
     await push("tournament.changed", shown - 1, "stale")
     await push("tournament.changed", shown, "the same")
-    await push("tournament.panel", shown, "stale panel", to=mine)
+    await push("tournament.panels", shown, panel="stale panel")
+    await push("tournament.panels", shown + 5, panel="someone else's", for_whom=bob)
     assert await page.receive_nothing(timeout=0.3)
     await push("tournament.changed", shown + 1, "newer")
     assert await page.receive_from(timeout=10) == "newer"
     await push("tournament.changed", shown, "stale again")
-    await push("tournament.panel", shown + 1, "newer panel", to=mine)
+    await push("tournament.panels", shown + 1, panel="newer panel")
     assert await page.receive_from(timeout=10) == "newer panel"
     assert await page.receive_nothing(timeout=0.3)
+    # The standings and the page's own panel in one message: one frame, the panel first.
+    await push("tournament.changed", shown + 2, "newest", panel="newest panel")
+    assert await page.receive_from(timeout=10) == "newest panel" + "newest"
+    await push("tournament.changed", shown + 3, "later", panel="later panel")
+    assert await page.receive_from(timeout=10) == "later panel" + "later"
     await page.disconnect()
 
 
@@ -265,11 +271,10 @@ async def test_leaving_before_the_start_reaches_the_players_other_pages():
     page = await connect(t.public_id, await database_sync_to_async(cookie_of)(ada))
     assert "You have joined" in await page.receive_from(timeout=10)
     await database_sync_to_async(director.withdraw)(t.public_id, ada)  # from another tab
-    # Two frames: the player's own panel (drawn first) and the standings; they come by two
-    # ways (the page's channel, its process's relay), and either may arrive first.
-    first, second = await page.receive_from(timeout=10), await page.receive_from(timeout=10)
-    (panel,) = [f for f in (first, second) if 'id="t-panel"' in f]
-    (shared,) = [f for f in (first, second) if 'id="t-live"' in f]
+    # One frame: the player's own panel, then the standings.
+    frame = await page.receive_from(timeout=10)
+    panel, shared = frame.split('id="t-live"', 1)
+    assert 'id="t-panel"' in panel
     assert ">Join</button>" in panel and "You have joined" not in panel
     assert "0 players" in shared
     await page.disconnect()

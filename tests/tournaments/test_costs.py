@@ -79,8 +79,8 @@ def panels(monkeypatch):
     sent: list[tuple[int, str]] = []
 
     def publish(group, message):
-        if message["type"] == "tournament.panel":
-            sent.append((int(group.rsplit(".u", 1)[1]), message["html"]))
+        for user_id, panel in message.get("panels", {}).items():
+            sent.append((int(user_id), panel["html"]))
 
     monkeypatch.setattr(live.publisher, "publish", publish)
     return sent

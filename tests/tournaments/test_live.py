@@ -18,8 +18,8 @@ def pushed(monkeypatch):
     panels: list[tuple[int, str]] = []
 
     def publish(group, message):
-        if message["type"] == "tournament.panel":
-            panels.append((int(group.rsplit(".u", 1)[1]), message["html"]))
+        for user_id, panel in message.get("panels", {}).items():
+            panels.append((int(user_id), panel["html"]))
 
     monkeypatch.setattr(live.publisher, "publish", publish)
     return panels
@@ -85,15 +85,20 @@ def test_a_pairing_pushes_the_paired_players_panels_at_its_commit(kind, monkeypa
         director.join(t.public_id, user)
     assert director.advance(t.public_id)
     t = refreshed(t)
-    assert queries == [0, 0]  # one push of two panels a pair, none reading the database
-    for p in Pairing.objects.filter(tournament=t).select_related("first", "second", "match"):
+    assert queries == [0]  # one push of every pair's panels, reading no database
+    # One message for every player the pairing paired, to the event's one group.
+    (sent,) = [m for g, m in messages if m["type"] == "tournament.panels"]
+    assert [g for g, _ in messages] == [live.group(t.public_id)]  # the draw was held
+    assert sent["version"] == t.version
+    pairings = Pairing.objects.filter(tournament=t).select_related("first", "second", "match")
+    assert len(pairings) == 2
+    for p in pairings:
         for entry in (p.first, p.second):
-            sent = [m for g, m in messages if g == live.player_group(t.public_id, entry.user_id)]
-            assert len(sent) == 1
-            assert sent[0]["type"] == "tournament.panel" and sent[0]["version"] == t.version
-            assert "Go to your game" in sent[0]["html"]
-            assert p.match.get_absolute_url() in sent[0]["html"]
-    assert not [g for g, m in messages if g == live.group(t.public_id)]  # the draw was held
+            panel = sent["panels"][live.panel_key(entry.user_id)]
+            assert panel["entry"] is True
+            assert "Go to your game" in panel["html"]
+            assert p.match.get_absolute_url() in panel["html"]
+    assert len(sent["panels"]) == 4
 
 
 def test_the_standings_are_drawn_in_a_few_queries_however_many_players(
