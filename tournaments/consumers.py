@@ -7,8 +7,9 @@ when pairing comes is paused). On connect (and on a ``{"type": "sync"}`` frame) 
 the page's live parts once for every socket of the process that asks at the same time
 (``Shared``); after that it forwards what the event's one group brings (through the
 process's relay): the shared part, and its own viewer's panel out of the players' panels
-the message carries (no one else's), each only if newer than what the page shows. It
-reads no database and draws nothing on a push.
+the message carries (no one else's); and what its viewer's own group brings (a pairing's
+"Go to your game"); each only if newer than what the page shows. It reads no database
+and draws nothing on a push.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ class TournamentConsumer(Socket):
         kind = live.player_kind(self.user_id) if self.user_id is not None else live.OPEN
         await presence.call(presence.settle, self.membership, page, kind=kind, seat=None)
         return None
+
+    def groups_to_join(self) -> list[str]:
+        if self.user_id is None:
+            return []
+        return [live.player_group(self.public_id, self.user_id)]
 
     def groups_to_share(self) -> list[str]:
         return [live.group(self.public_id)]
@@ -87,18 +93,22 @@ class TournamentConsumer(Socket):
         if html:
             await self.send(text_data=html)
 
-    async def tournament_panels(self, message):
-        html = self._own_panel(message)
+    async def tournament_panel(self, message):
+        html = self._panel(message["version"], message)
         if html:
             await self.send(text_data=html)
 
     def _own_panel(self, message) -> str:
-        """The viewer's own panel in ``message`` if it has one newer than the page's ("")."""
+        """The viewer's own panel among the message's players' panels, if newer than the
+        page's ("": none)."""
         if self.user_id is None:
             return ""
         mine = message.get("panels", {}).get(live.panel_key(self.user_id))
-        if mine is None or message["version"] <= self.panel_shown:
+        return "" if mine is None else self._panel(message["version"], mine)
+
+    def _panel(self, version: int, panel: dict) -> str:
+        if version <= self.panel_shown:
             return ""
-        self.panel_shown = message["version"]
-        self.entered = mine["entry"]
-        return mine["html"]
+        self.panel_shown = version
+        self.entered = panel["entry"]
+        return panel["html"]

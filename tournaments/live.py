@@ -11,11 +11,16 @@ live layer's publisher (games/live.py) for two kinds of group:
 
 Both go in one message to the event's one group, ``tournament.<id>``, however many pages
 are open: each server process's relay reads it once (games/fanout.py), and each page
-forwards the shared part and its own viewer's panel, no one else's. A pairing's panels go
-the same way as it commits (``paired``): one message for all the players it paired. (A
-group per player cost a channel-layer send for every panel: with several processes on
-Redis, those sends were most of what the publisher sent, and every push queued behind
-them; benchmarks/README.md, "Arena repair".)
+forwards the shared part and its own viewer's panel, no one else's. (A message per panel
+cost a channel-layer send for every one: with several processes on Redis, those sends
+were most of what the publisher sent, and every push queued behind them;
+benchmarks/README.md, "Arena repair".)
+
+One panel does not wait for that: a pairing's "Go to your game", pushed as the pairing
+commits (``paired``) to each paired player's own group, ``tournament.<id>.u<user id>``,
+which their pages join directly. Through the event's group it would queue in each
+process's relay behind the standings' fan-out to every page (the players waited five
+times longer on one process).
 
 Bursts are batched per event (``Drawer``): the first change after a quiet moment is drawn
 at once, the changes that follow within TOURNAMENT_PUSH_EVERY seconds are drawn together
@@ -48,6 +53,10 @@ OPEN = "open"  # the kind of an anonymous socket of an event's page
 
 def group(public_id: str) -> str:
     return f"tournament.{public_id}"
+
+
+def player_group(public_id: str, user_id: int) -> str:
+    return f"tournament.{public_id}.u{user_id}"
 
 
 def page(public_id: str) -> str:
@@ -168,19 +177,18 @@ def oob(html: str) -> str:
 def paired(tournament: Tournament, entries) -> None:
     """Just after a pairing committed: each paired player's panel, drawn from the rows the
     write holds (no query), at the version it committed (``tournament`` as the write left
-    it), in one message. The batched draw of the same change (``Drawer``) draws these
-    panels again at that version or a later one; a page forwards a panel only if newer
-    than the one it shows."""
-    panels = {}
+    it), to the player's own group. The batched draw of the same change (``Drawer``) draws
+    these panels again at that version or a later one; a page forwards a panel only if
+    newer than the one it shows."""
     for entry in entries:
         entry.tournament = tournament
-        panels[panel_key(entry.user_id)] = panel(
-            oob(render_panel(tournament, entry, signed_in=True)), entry=True
-        )
-    if panels:
         publisher.publish(
-            group(tournament.public_id),
-            {"type": "tournament.panels", "version": tournament.version, "panels": panels},
+            player_group(tournament.public_id, entry.user_id),
+            {
+                "type": "tournament.panel",
+                "version": tournament.version,
+                **panel(oob(render_panel(tournament, entry, signed_in=True)), entry=True),
+            },
         )
 
 

@@ -235,22 +235,25 @@ async def test_a_push_older_than_what_the_page_shows_is_not_forwarded():
 
     async def push(kind, version, html="", panel=None, for_whom=ada):
         message = {"type": kind, "version": version}
+        group = live.group(t.public_id)
         if kind == "tournament.changed":  # the same status: no visitor's panel with it
             message.update(html=html, status="upcoming", visitor="visitor's", anonymous="anon")
-        if panel is not None:
-            message["panels"] = {live.panel_key(for_whom.pk): {"html": panel, "entry": True}}
-        group = live.group(t.public_id)
+            if panel is not None:
+                message["panels"] = {live.panel_key(for_whom.pk): {"html": panel, "entry": True}}
+        else:  # a pairing's panel, to the player's own group
+            message.update(html=panel, entry=True)
+            group = live.player_group(t.public_id, for_whom.pk)
         await layer.group_send(group, {**message, "group": group})  # as the publisher names it
 
     await push("tournament.changed", shown - 1, "stale")
     await push("tournament.changed", shown, "the same")
-    await push("tournament.panels", shown, panel="stale panel")
-    await push("tournament.panels", shown + 5, panel="someone else's", for_whom=bob)
+    await push("tournament.panel", shown, panel="stale panel")
+    await push("tournament.panel", shown + 5, panel="someone else's", for_whom=bob)
     assert await page.receive_nothing(timeout=0.3)
     await push("tournament.changed", shown + 1, "newer")
     assert await page.receive_from(timeout=10) == "newer"
     await push("tournament.changed", shown, "stale again")
-    await push("tournament.panels", shown + 1, panel="newer panel")
+    await push("tournament.panel", shown + 1, panel="newer panel")
     assert await page.receive_from(timeout=10) == "newer panel"
     assert await page.receive_nothing(timeout=0.3)
     # The standings and the page's own panel in one message: one frame, the panel first.
@@ -258,6 +261,8 @@ async def test_a_push_older_than_what_the_page_shows_is_not_forwarded():
     assert await page.receive_from(timeout=10) == "newest panel" + "newest"
     await push("tournament.changed", shown + 3, "later", panel="later panel")
     assert await page.receive_from(timeout=10) == "later panel" + "later"
+    await push("tournament.changed", shown + 9, "last", panel="someone else's", for_whom=bob)
+    assert await page.receive_from(timeout=10) == "last"  # another player's panel: not sent
     await page.disconnect()
 
 

@@ -79,7 +79,9 @@ def panels(monkeypatch):
     sent: list[tuple[int, str]] = []
 
     def publish(group, message):
-        for user_id, panel in message.get("panels", {}).items():
+        if message["type"] == "tournament.panel":  # a pairing's, to the player's own group
+            sent.append((int(group.rsplit(".u", 1)[1]), message["html"]))
+        for user_id, panel in message.get("panels", {}).items():  # with the standings
             sent.append((int(user_id), panel["html"]))
 
     monkeypatch.setattr(live.publisher, "publish", publish)

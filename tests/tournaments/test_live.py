@@ -18,7 +18,9 @@ def pushed(monkeypatch):
     panels: list[tuple[int, str]] = []
 
     def publish(group, message):
-        for user_id, panel in message.get("panels", {}).items():
+        if message["type"] == "tournament.panel":  # a pairing's, to the player's own group
+            panels.append((int(group.rsplit(".u", 1)[1]), message["html"]))
+        for user_id, panel in message.get("panels", {}).items():  # with the standings
             panels.append((int(user_id), panel["html"]))
 
     monkeypatch.setattr(live.publisher, "publish", publish)
@@ -85,20 +87,17 @@ def test_a_pairing_pushes_the_paired_players_panels_at_its_commit(kind, monkeypa
         director.join(t.public_id, user)
     assert director.advance(t.public_id)
     t = refreshed(t)
-    assert queries == [0]  # one push of every pair's panels, reading no database
-    # One message for every player the pairing paired, to the event's one group.
-    (sent,) = [m for g, m in messages if m["type"] == "tournament.panels"]
-    assert [g for g, _ in messages] == [live.group(t.public_id)]  # the draw was held
-    assert sent["version"] == t.version
-    pairings = Pairing.objects.filter(tournament=t).select_related("first", "second", "match")
-    assert len(pairings) == 2
-    for p in pairings:
+    assert queries == [0]  # the panels of every pair the write made, reading no database
+    for p in Pairing.objects.filter(tournament=t).select_related("first", "second", "match"):
         for entry in (p.first, p.second):
-            panel = sent["panels"][live.panel_key(entry.user_id)]
-            assert panel["entry"] is True
-            assert "Go to your game" in panel["html"]
-            assert p.match.get_absolute_url() in panel["html"]
-    assert len(sent["panels"]) == 4
+            sent = [m for g, m in messages if g == live.player_group(t.public_id, entry.user_id)]
+            assert len(sent) == 1
+            assert sent[0]["type"] == "tournament.panel" and sent[0]["version"] == t.version
+            assert sent[0]["entry"] is True
+            assert "Go to your game" in sent[0]["html"]
+            assert p.match.get_absolute_url() in sent[0]["html"]
+    assert len(messages) == 4  # one per player: no message to the event's group
+    assert not [g for g, m in messages if g == live.group(t.public_id)]  # the draw was held
 
 
 def test_the_standings_are_drawn_in_a_few_queries_however_many_players(
