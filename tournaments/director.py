@@ -123,10 +123,10 @@ def _changed(tournament: Tournament, *, look_again: bool = True, left=()) -> Non
 
 def _paired(tournament: Tournament, entries: list[Entry]) -> None:
     """After commit: the paired players' own panels ("Go to your game"), drawn from the
-    rows in hand and pushed at once in one message, ahead of the standings' batched draw
-    (which draws them again: a page forwards only the newer). A player who has just
-    finished a game waits for this one panel; behind a busy event's window and its
-    standings it came seconds late."""
+    rows in hand and pushed at once, each to its player's own group, ahead of the
+    standings' batched draw (which draws them again: a page forwards only the newer). A
+    player who has just finished a game waits for this one panel; behind a busy event's
+    window and its standings it came seconds late."""
     if not entries:
         return
 

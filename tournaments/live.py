@@ -2,7 +2,7 @@
 
 After a change of an event commits (tournaments/director.py calls ``changed``), what its
 page shows live is drawn ONCE, in the process that made the change, and handed to the
-live layer's publisher (games/live.py) for two kinds of group:
+live layer's publisher (games/live.py) in two parts:
 
 - the part every viewer shares (the state line, the standings, the games in play);
 - the players' own panels (their game with its "Go to your game" button, paused or
