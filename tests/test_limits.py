@@ -131,3 +131,24 @@ async def test_sockets_opened_past_the_limit_are_closed_with_4429(settings):
         await communicator.disconnect()
     assert [o["type"] for o in outputs[:3]] == ["websocket.send"] * 3
     assert outputs[3] == {"type": "websocket.close", "code": 4429}
+
+
+def test_canary_the_limiter_s_clock_holds_still_in_tests(monkeypatch):
+    """``tests/conftest.py``'s ``rate_windows_hold_still`` replaces the ``time`` that
+    django-ratelimit's ``core`` module reads. Should the library stop reading the clock
+    through that name, the fixture would quietly hold nothing, and the tests that count to
+    a limit could again straddle a window's end: this fails first. Moving the held clock
+    two periods on must start a new window (counted from one again)."""
+    from types import SimpleNamespace
+
+    import django_ratelimit.core
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/", REMOTE_ADDR=an_address())
+    count = lambda: django_ratelimit.core.get_usage(  # noqa: E731
+        request, group="canary", key="ip", rate="5/m", increment=True
+    )["count"]
+    held = django_ratelimit.core.time.time()
+    assert [count(), count(), count()] == [1, 2, 3]
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held + 120))
+    assert count() == 1
