@@ -28,33 +28,40 @@
   document.addEventListener("htmx:afterSettle", absoluteLinks);
   document.addEventListener("htmx:wsAfterMessage", absoluteLinks);
 
-  // A choice a person made in a list (why they decline a challenge, say) survives a live
-  // redraw of that list: a push that lands while they are choosing redraws the same select
-  // with its first option, and the form would send what they did not pick. A form sent is
-  // done with: its choices are forgotten.
-  var chosen = {};
-  document.addEventListener("change", function (e) {
-    var el = e.target;
-    if (el && el.tagName === "SELECT" && el.id) chosen[el.id] = el.value;
-  });
+  // What a person entered and has not sent (a choice in a list: why they decline a
+  // challenge; a name or a move typed in a box) survives a live redraw of its form: a push
+  // that lands meanwhile redraws the same select with its first option, the same box
+  // empty, and the form would send what they did not pick (or nothing). Kept by element id
+  // as they enter it; put back after every swap and push (a box only if it came back
+  // empty, a choice only if it is still offered). A form sent, by a request or over the
+  // socket, is done with: its entries are forgotten before its answer can be swapped in.
+  var entered = {};
+  function entry(el) {
+    return el && el.id && (el.tagName === "SELECT" || (el.tagName === "INPUT" && el.type === "text"));
+  }
+  function enter(e) { if (entry(e.target)) entered[e.target.id] = e.target.value; }
+  document.addEventListener("input", enter);
+  document.addEventListener("change", enter);
   function forget(e) {
     var form = e.target && e.target.closest ? e.target.closest("form") : null;
     if (!form) return;
-    form.querySelectorAll("select[id]").forEach(function (el) { delete chosen[el.id]; });
+    form.querySelectorAll("select[id], input[type=text][id]").forEach(function (el) { delete entered[el.id]; });
   }
   document.addEventListener("submit", forget);
   document.addEventListener("htmx:beforeRequest", forget);
-  function choicesBack() {
-    Object.keys(chosen).forEach(function (id) {
-      var el = document.getElementById(id);
-      if (!el || el.tagName !== "SELECT") return;
-      if (Array.prototype.some.call(el.options, function (o) { return o.value === chosen[id]; })) {
-        el.value = chosen[id];
+  function entriesBack() {
+    Object.keys(entered).forEach(function (id) {
+      var el = document.getElementById(id), value = entered[id];
+      if (!entry(el)) return;
+      if (el.tagName === "INPUT") {
+        if (!el.value) el.value = value;
+      } else if (Array.prototype.some.call(el.options, function (o) { return o.value === value; })) {
+        el.value = value;
       }
     });
   }
-  document.addEventListener("htmx:afterSwap", choicesBack);
-  document.addEventListener("htmx:wsAfterMessage", choicesBack);
+  document.addEventListener("htmx:afterSwap", entriesBack);
+  document.addEventListener("htmx:wsAfterMessage", entriesBack);
 
   var socket = null;
   var retries = 0;
@@ -481,29 +488,8 @@
   var shown = null, ply = -1, focusWas = null, inBoard = false;
   document.addEventListener("focusin", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
   document.addEventListener("pointerdown", function (e) { var b = board(); inBoard = !!b && b.contains(e.target); });
-  // What a person was typing in the board, and the disclosures they opened, survive a
-  // swapped board: a push, or the answer to another form (htmx's hx-preserve lost the
-  // typed box when an answer and a push of the same board came one after the other).
-  var kept = null, sending = [];
-  function formIds(elt) {
-    var form = elt && elt.closest ? elt.closest("form") : null;
-    return form ? Array.prototype.map.call(form.querySelectorAll("input[id]"), function (x) { return x.id; }) : [];
-  }
-  // A form on its way (a move typed and sent) is done with, even if a push comes first.
-  document.addEventListener("htmx:beforeRequest", function (e) { sending = formIds(e.detail.elt); });
-  document.addEventListener("htmx:afterRequest", function () { sending = []; });
-  document.addEventListener("bitsite:answered", function () { sending = []; }); // by the socket
-  function keep(e) {
-    var b = board(), config = e && e.detail && e.detail.requestConfig;
-    var sent = sending.concat(formIds(config && config.elt));
-    kept = null;
-    if (!b) return;
-    kept = {};
-    b.querySelectorAll("input[type=text][id]").forEach(function (input) {
-      // What the answered form sent is done with (its board may have been replaced already).
-      if (input.value && sent.indexOf(input.id) < 0) kept[input.id] = input.value;
-    });
-  }
+  // The disclosures a person opened survive a swapped board (what they typed in it is
+  // kept with every other entry, at the top of this file).
   // A disclosure the person opened (or closed) stays so on every later board, including
   // after boards that do not have it (the computer thinking, the opponent's turn).
   var opened = {};
@@ -511,19 +497,12 @@
     var d = e.target, b = board();
     if (d.matches && d.matches("details[class]") && b && b.contains(d)) opened[d.className] = d.open;
   }, true);
-  function refill(b) {
+  function reopen(b) {
     b.querySelectorAll("details[class]").forEach(function (d) {
       if (d.className in opened) d.open = opened[d.className];
     });
-    if (!kept) return;
-    Object.keys(kept).forEach(function (id) {
-      var input = document.getElementById(id);
-      if (input && b.contains(input) && !input.value) input.value = kept[id];
-    });
-    kept = null;
   }
-  function remember(e) {
-    keep(e);
+  function remember() {
     var el = document.activeElement, b = board();
     focusWas = null;
     if (!b || !el || !(b.contains(el) || (el === document.body && inBoard))) return;
@@ -559,7 +538,7 @@
     var first = shown === null, newPly = parseInt(b.getAttribute("data-ply") || "-1", 10);
     shown = b;
     b.setAttribute("tabindex", "-1");
-    refill(b);
+    reopen(b);
     if (!first) restore(b);
     if (!first && newPly > ply) {
       b.classList.add("moved");
@@ -577,7 +556,7 @@
     ["mute", "keys"].forEach(function (id) { var el = document.getElementById(id); if (el) el.hidden = false; });
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
-    if (e.detail.target && e.detail.target.id === "board") remember(e);
+    if (e.detail.target && e.detail.target.id === "board") remember();
   });
   document.addEventListener("htmx:wsBeforeMessage", remember);
   document.addEventListener("htmx:afterSwap", boardShown);
