@@ -160,9 +160,13 @@ def test_a_finished_event_shows_its_podium_and_full_table():
     for user in players:
         director.join(t.public_id, user)
     director.advance(t.public_id)
+    running = Client().get(t.get_absolute_url()).content.decode()
+    # the game linked from both players' rows and from the games in play
+    assert running.count('<a href="/m/') == 3 and '<th scope="col">Game</th>' in running
     for p in Pairing.objects.filter(tournament=t, match__isnull=False):
         finish(p.match, winner=p.first.user)
     director.advance(t.public_id)
     page = Client().get(t.get_absolute_url()).content.decode()
     assert 'aria-label="Podium"' in page and "Finished" in page
     assert "ws-connect" not in page  # nothing live left
+    assert '<th scope="col">Game</th>' not in page  # no game is left to watch
