@@ -26,37 +26,12 @@ from django.utils.safestring import SafeString, mark_safe
 
 from accounts.models import Profile
 from accounts.signin import profile_of
+from games.http import plays
 from games.models import Match, new_secret
 
 # The one way a bot is drawn next to its name.
 MARK = mark_safe('<span class="bot-mark" title="Bot account">BOT</span>')
 
-# The pages (their URL names) that act as the signed-in account in a match, the lobby, a
-# tournament or a challenge: a POST to one of them by a bot is refused.
-PLAYING_VIEWS = frozenset(
-    {
-        "new_match",
-        "old_new_match",
-        "join",
-        "move",
-        "computer",
-        "resign",
-        "rematch",
-        "hints",
-        "offer_draw",
-        "answer_draw",
-        "withdraw_draw",
-        "abort",
-        "claim",
-        "analysis_practise",
-        "lobby_accept",
-        "play_anyone",
-        "tournament_create",
-        "tournament_join",
-        "challenge_player_game",
-        "challenge_accept",
-    }
-)
 ON_THE_WEB = (
     "This is a bot account: it plays only through the API, not from the site's pages. "
     "Nothing was changed."
@@ -149,7 +124,8 @@ def seat_marks(match: Match) -> dict[int, SafeString]:
 class BotWebMiddleware:
     """A bot signed in on the web is refused, before the view acts, every POST to a page
     that would play, make a match, seek, join a tournament or send or accept a challenge
-    as the account (``PLAYING_VIEWS``): a 403 that says so, and nothing changed."""
+    as the account (the views marked ``games.http.plays_as_account``): a 403 that says
+    so, and nothing changed."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -158,9 +134,7 @@ class BotWebMiddleware:
         return self.get_response(request)
 
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if request.method != "POST" or request.resolver_match is None:
-            return None
-        if request.resolver_match.url_name not in PLAYING_VIEWS:
+        if request.method != "POST" or not plays(view_func):
             return None
         if not is_bot(getattr(request, "user", None)):
             return None

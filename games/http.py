@@ -3,6 +3,7 @@
 - ``see_other``: the answer to a form that changed something (POST-redirect-GET, 303).
 - ``refusal_status``: the HTTP status of each typed refusal of the write path
   (games/rights.py).
+- ``plays_as_account``: the mark of a view that acts as the signed-in account in play.
 """
 
 from __future__ import annotations
@@ -37,3 +38,18 @@ def refusal_status(refusal: rights.Refused) -> int:
         if isinstance(refusal, kind):
             return status
     return 409
+
+
+def plays_as_account(view):
+    """Marks a view whose POST acts as the signed-in account in play: it makes or joins a
+    match, moves or otherwise acts in one, seeks, joins a tournament, or sends or accepts a
+    challenge. A bot account plays only through the API: ``accounts.bots.BotWebMiddleware``
+    refuses such a POST from a bot signed in on the web. Outermost, so that no other
+    decorator hides the mark."""
+    view.plays_as_account = True
+    return view
+
+
+def plays(view) -> bool:
+    """Whether ``view`` is marked by ``plays_as_account``."""
+    return getattr(view, "plays_as_account", False)

@@ -29,7 +29,7 @@ from games.browsers import (
     typed_name,
 )
 from games.forms import NewMatchForm
-from games.http import refusal_status, see_other
+from games.http import plays_as_account, refusal_status, see_other
 from games.models import Match
 from games.play import Actor
 from games.rights import Refused, viewer_from_session
@@ -167,6 +167,7 @@ def match_page(request, public_id):
 # ---- actions ---------------------------------------------------------------------
 
 
+@plays_as_account
 @require_http_methods(["GET", "HEAD", "POST"])
 def new_match(request, game):
     """The new-match page of a game (GET), and the start of a match (POST)."""
@@ -178,6 +179,7 @@ def new_match(request, game):
     return _new_match_page(request, game, form)
 
 
+@plays_as_account
 @require_http_methods(["GET", "HEAD", "POST"])
 def old_new_match(request, game):
     """``/games/<slug>/new``, where the form used to post: a POST still starts a match,
@@ -219,6 +221,7 @@ def _create_match(request, game):
     return see_other(match.get_absolute_url())
 
 
+@plays_as_account
 @require_POST
 @limited("join")
 def join(request, public_id):
@@ -241,6 +244,7 @@ def join(request, public_id):
     return see_other(match.get_absolute_url())
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def move(request, public_id):
@@ -251,6 +255,7 @@ def move(request, public_id):
     return response
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def computer(request, public_id):
@@ -261,12 +266,14 @@ def computer(request, public_id):
     return _board(request, _match_or_404(public_id))
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def resign(request, public_id):
     return _acted(request, public_id, "resign")
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def rematch(request, public_id):
@@ -281,6 +288,7 @@ def rematch(request, public_id):
     return see_other(new.get_absolute_url())
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def toggle_hints(request, public_id):
@@ -304,30 +312,35 @@ def _acted(request, public_id: str, name: str):
     return _board(request, match, fresh=True)
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def offer_draw(request, public_id):
     return _acted(request, public_id, "offer_draw")
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def answer_draw(request, public_id):
     return _acted(request, public_id, "answer_draw")
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def withdraw_draw(request, public_id):
     return _acted(request, public_id, "withdraw_draw")
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def abort(request, public_id):
     return _acted(request, public_id, "abort")
 
 
+@plays_as_account
 @require_POST
 @limited("move")
 def claim(request, public_id):

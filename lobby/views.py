@@ -24,7 +24,7 @@ from games.browsers import (
     signed_in_user,
     typed_name,
 )
-from games.http import refusal_status, see_other
+from games.http import plays_as_account, refusal_status, see_other
 from games.models import Match
 from games.rights import Refused
 from games.rules import GAMES
@@ -87,6 +87,7 @@ def _listed_or_404(public_id: str) -> Match:
     return match
 
 
+@plays_as_account
 @require_POST
 @limited("join")
 def accept(request, public_id):
@@ -117,6 +118,7 @@ def withdraw(request, public_id):
     return _answer(request, "Your challenge was withdrawn.", level="info")
 
 
+@plays_as_account
 @require_POST
 @limited("lobby")
 def play_anyone(request, game):

@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts import bots
 from accounts.names import player_or_404
-from games.http import see_other
+from games.http import plays_as_account, see_other
 from games.rules import GAMES, get_game
 from games.views import limited
 from people import challenges, friends, notifications, push
@@ -79,6 +79,7 @@ def challenge_player(request, username):
     return redirect(reverse("challenge_player_game", args=[other.get_username(), game.slug]))
 
 
+@plays_as_account
 @require_http_methods(["GET", "HEAD", "POST"])
 def challenge_player_game(request, username, game):
     """GET: the form for ``game``; POST: send the challenge."""
@@ -141,6 +142,7 @@ def _answer(request, public_id, act):
     return see_other(reverse("challenges"))
 
 
+@plays_as_account
 @require_POST
 def accept(request, public_id):
     return _answer(request, public_id, lambda pid: challenges.accept(pid, request.user))

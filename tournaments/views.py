@@ -18,7 +18,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
 from games.browsers import signed_in_user
-from games.http import see_other
+from games.http import plays_as_account, see_other
 from games.views import limited
 from tournaments import director, live
 from tournaments.forms import TournamentForm
@@ -43,6 +43,7 @@ def tournament_list(request):
     return render(request, "tournaments/list.html", context)
 
 
+@plays_as_account
 @require_POST
 @login_required
 @limited("create")
@@ -119,6 +120,7 @@ def _answer(request, t: Tournament, message: str | None, *, status: int = 200):
     return see_other(t.get_absolute_url())
 
 
+@plays_as_account
 @require_POST
 @login_required
 @limited("join")

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from games import play
 from games.browsers import remembered_name, seat_token, signed_in_user, typed_name
-from games.http import see_other
+from games.http import plays_as_account, see_other
 from games.models import Match
 from games.rights import Refused
 from games.views import limited
@@ -26,6 +26,7 @@ PRACTICE_LEVEL = "perfect"
 SIDES = {"1": "me", "2": "opponent"}  # the player chosen -> create_match's ``first``
 
 
+@plays_as_account
 @require_POST
 @limited("create")
 def practise(request, game):

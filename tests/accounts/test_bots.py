@@ -208,6 +208,49 @@ def test_the_pages_that_play_as_the_account_refuse_a_bot(what):
     assert not Challenge.objects.filter(challenger=robo).exists()
 
 
+# The pages that act as the account in play, by URL name: each must carry the mark the
+# middleware refuses a bot by (a view that lost it would let a bot play on the web).
+PLAYING = {
+    "new_match": {"game": "bit-flip"},
+    "old_new_match": {"game": "bit-flip"},
+    "join": {"public_id": "A" * 16},
+    "move": {"public_id": "A" * 16},
+    "computer": {"public_id": "A" * 16},
+    "resign": {"public_id": "A" * 16},
+    "rematch": {"public_id": "A" * 16},
+    "hints": {"public_id": "A" * 16},
+    "offer_draw": {"public_id": "A" * 16},
+    "answer_draw": {"public_id": "A" * 16},
+    "withdraw_draw": {"public_id": "A" * 16},
+    "abort": {"public_id": "A" * 16},
+    "claim": {"public_id": "A" * 16},
+    "analysis_practise": {"game": "bit-flip"},
+    "lobby_accept": {"public_id": "A" * 16},
+    "play_anyone": {"game": "bit-flip"},
+    "tournament_create": {},
+    "tournament_join": {"public_id": "A" * 16},
+    "challenge_player_game": {"username": "ada", "game": "bit-flip"},
+    "challenge_accept": {"public_id": "A" * 16},
+}
+# And some that stay open to a bot signed in on the web.
+OPEN = {
+    "challenge_decline": {"public_id": "A" * 16},
+    "tournament_withdraw": {"public_id": "A" * 16},
+    "home": {},
+}
+
+
+def test_every_page_that_plays_as_the_account_carries_the_mark_and_no_other_does():
+    from django.urls import resolve, reverse
+
+    from games.http import plays
+
+    for name, kwargs in PLAYING.items():
+        assert plays(resolve(reverse(name, kwargs=kwargs)).func), name
+    for name, kwargs in OPEN.items():
+        assert not plays(resolve(reverse(name, kwargs=kwargs)).func), name
+
+
 def test_a_refusal_to_htmx_is_the_message_alone():
     bot()
     browser = signed_in_browser("robo")
