@@ -695,6 +695,14 @@ def arena_ranks(public_id: str) -> dict[int, int]:
     return {pk: rank for rank, pk in enumerate(order.values_list("pk", flat=True), 1)}
 
 
+# Read with the entries a pairing writes: where each player finished their last game, to
+# tell them of the next one there (tournaments/next_game.py), after the commit.
+LAST_GAME = {
+    "last_game_public_id": F("last_game__public_id"),
+    "last_game_seat1": F("last_game__seat1_user_id"),
+}
+
+
 def _arena_step(tournament: Tournament, now, here, planned: list[tuple[int, int]]) -> bool:
     if now >= tournament.ends_at:
         return _arena_close(tournament, now)
@@ -705,6 +713,7 @@ def _arena_step(tournament: Tournament, now, here, planned: list[tuple[int, int]
             tournament=tournament, active=True, playing__isnull=True, waiting_since__isnull=False
         )
         .select_related("user__profile")
+        .annotate(**LAST_GAME)
         .order_by("pk")
     )
     changed = False
@@ -806,7 +815,11 @@ def _swiss_step(tournament: Tournament, now) -> bool:
 def _pair_round(tournament: Tournament, now) -> None:
     """The next Swiss round: everyone active paired by score (a bye for one if odd)."""
     number = tournament.round + 1
-    entries = list(Entry.objects.filter(tournament=tournament).select_related("user__profile"))
+    entries = list(
+        Entry.objects.filter(tournament=tournament)
+        .select_related("user__profile")
+        .annotate(**LAST_GAME)
+    )
     # _rank's histories count the rounds before this one: bump the round after reading.
     players = swiss_players(tournament, entries)
     by_id = {e.pk: e for e in entries}

@@ -179,9 +179,13 @@ def paired(tournament: Tournament, entries) -> None:
     write holds (no query), at the version it committed (``tournament`` as the write left
     it), to the player's own group. The batched draw of the same change (``Drawer``) draws
     these panels again at that version or a later one; a page forwards a panel only if
-    newer than the one it shows."""
+    newer than the one it shows. A player who waited on the page of the game they last
+    finished is told there too (tournaments/next_game.py)."""
+    from tournaments import next_game
+
     for entry in entries:
         entry.tournament = tournament
+        next_game.sent_after(tournament, entry)
         publisher.publish(
             player_group(tournament.public_id, entry.user_id),
             {

@@ -212,11 +212,16 @@ def test_an_arena_of_four_pairs_plays_and_scores_live_on_every_page(
 
     # Their pages are open: they are paired again (winners together), "Go to your game"
     # comes back, to a new game.
+    # The page of the game each finished says so too, live, and links the same new game.
     for user in users:
         button = players[user.pk].get_by_role("link", name="Go to your game")
         old = games[user.pk].url.removeprefix(live_server_url)
         expect(button).to_be_visible(timeout=LIVE)
         expect(button).not_to_have_attribute("href", old, timeout=LIVE)
+        told = games[user.pk].get_by_role("link", name="Go to your next game")
+        expect(told).to_be_visible(timeout=LIVE)
+        expect(told).to_have_attribute("href", button.get_attribute("href"))
+    games[users[0].pk].screenshot(path=str(artifacts / "arena-next-game.png"), full_page=False)
     second = Pairing.objects.filter(tournament=t).exclude(match_id__in=first_games)
     assert second.count() == 2
     winners = {pk for pk, (score, _) in results.items() if score == "2"}
