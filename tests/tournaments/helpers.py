@@ -65,3 +65,23 @@ def here(t: Tournament, *users) -> None:
 
     for user in users:
         presence.store().join(f"page-of-{user.pk}", [live.player_set(t.public_id, user.pk)])
+
+
+def queries_of_paired(monkeypatch) -> list[int]:
+    """How many queries each call of ``tournaments.live.paired`` (a pairing's pushes, after
+    its commit) makes, from now on."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from tournaments import live
+
+    queries: list[int] = []
+    drawn = live.paired
+
+    def paired(tournament, entries):
+        with CaptureQueriesContext(connection) as seen:
+            drawn(tournament, entries)
+        queries.append(len(seen))
+
+    monkeypatch.setattr(live, "paired", paired)
+    return queries

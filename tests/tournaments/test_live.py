@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tournaments.helpers import accounts, event, finish, refreshed
+from tests.tournaments.helpers import accounts, event, finish, queries_of_paired, refreshed
 from tournaments import director, live
 from tournaments.models import Pairing
 
@@ -66,21 +66,10 @@ def test_a_pairing_pushes_the_paired_players_panels_at_its_commit(kind, monkeypa
     """ "Go to your game" does not wait for the event's batched draw (held here: it draws
     nothing): each paired player's panel is pushed as the pairing commits, at the version
     it committed, drawn from the rows the write held without a query."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     monkeypatch.setattr(live.drawer, "changed", lambda *args, **kwargs: None)
     messages: list[tuple[str, dict]] = []
     monkeypatch.setattr(live.publisher, "publish", lambda g, m: messages.append((g, m)))
-    queries: list[int] = []
-    drawn = live.paired
-
-    def paired(tournament, entries):
-        with CaptureQueriesContext(connection) as seen:
-            drawn(tournament, entries)
-        queries.append(len(seen))
-
-    monkeypatch.setattr(live, "paired", paired)
+    queries = queries_of_paired(monkeypatch)
     players = accounts("ana", "ben", "cat", "dan")
     t = event(kind, starts_in=-1)
     for user in players:

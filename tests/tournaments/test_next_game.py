@@ -5,16 +5,14 @@ finished is paired as present, and must learn of it there."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
 from games import extras
 from games import live as games_live
 from games.rights import Viewer
 from tests.factories import client_with_token, make_match
-from tests.tournaments.helpers import accounts, event, finish, here, seat_of
-from tournaments import director, live
+from tests.tournaments.helpers import accounts, event, finish, here, queries_of_paired, seat_of
+from tournaments import director
 from tournaments.models import Pairing
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,15 +43,7 @@ def test_a_player_on_their_finished_game_is_told_there_of_the_next_one(monkeypat
 
     sent: list[tuple[str, dict]] = []
     monkeypatch.setattr(games_live.publisher, "publish", lambda g, m: sent.append((g, m)))
-    queries: list[int] = []
-    drawn = live.paired
-
-    def paired(tournament, entries):
-        with CaptureQueriesContext(connection) as seen:
-            drawn(tournament, entries)
-        queries.append(len(seen))
-
-    monkeypatch.setattr(live, "paired", paired)
+    queries = queries_of_paired(monkeypatch)
     for match in first_games:
         finish(match, winner=by_id[match.seat1_user_id])
     director.advance(t.public_id)
