@@ -23,7 +23,7 @@ from tournaments.models import Entry, Tournament
 PART = "t-next"
 
 
-def render(tournament: Tournament, next_match: Match | None, *, oob: bool = False) -> str:
+def render(tournament: Tournament | None, next_match: Match | None, *, oob: bool = False) -> str:
     html = render_to_string("tournaments/_next.html", {"t": tournament, "next": next_match})
     return live.oob(html) if oob else html
 
@@ -31,6 +31,8 @@ def render(tournament: Tournament, next_match: Match | None, *, oob: bool = Fals
 def _drawn(match: Match, viewer: Viewer, *, oob: bool) -> str:
     if len(viewer.seats) != 1 or not match.event.startswith(EVENT_PREFIX):
         return ""
+    if match.status != Match.Status.FINISHED:  # no next game while this one is on
+        return "" if oob else render(None, None)
     (seat,) = viewer.seats
     entry = (
         Entry.objects.filter(

@@ -56,6 +56,7 @@ def test_a_player_on_their_finished_game_is_told_there_of_the_next_one(monkeypat
     }
     assert set(new) == set(by_id)
     for old in first_games:
+        old.refresh_from_db()
         for user in (by_id[old.seat1_user_id], by_id[old.seat2_user_id]):
             seat, url = seat_of(old, user), new[user.pk].get_absolute_url()
             group = games_live.group_name(old.public_id, f"seat{seat}")
