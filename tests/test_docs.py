@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-APPS = ("accounts", "bitsite", "games", "learn", "lobby", "ratings")
+from tests.layout import ROOT, served_packages
+
 README = ROOT / "README.md"
 OPERATIONS = ROOT / "docs" / "operations.md"
 BENCH_README = ROOT / "benchmarks" / "README.md"
@@ -82,7 +82,8 @@ def _literal(node):
 
 
 def _modules():
-    for app in APPS:
+    # The project's package and every app the registry lists (tests/layout.py).
+    for app in served_packages():
         for path in sorted((ROOT / app).rglob("*.py")):
             yield path, ast.parse(path.read_text(), filename=str(path))
 

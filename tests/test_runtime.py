@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from bitsite import runtime
+from tests.layout import RUNTIME, served_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 PRIVATE_OF = ("django", "daphne", "channels", "channels_redis", "asgiref", "autobahn", "twisted")
@@ -379,17 +380,11 @@ def _self_attributes(source: str) -> list[str]:
 
 
 def test_private_names_of_the_libraries_are_used_only_in_bitsite_runtime():
-    # Every app of the project (an installed app at the checkout's top level) and the
-    # project's own package.
-    from django.apps import apps as registry
-
-    apps = ["bitsite"] + [
-        Path(config.path).name
-        for config in registry.get_app_configs()
-        if Path(config.path).parent == ROOT
-    ]
+    # The project's own package and every app of the project, from the app registry
+    # (tests/layout.py).
+    apps = served_packages()
     assert {"games", "tournaments", "people", "chat", "api"} <= set(apps), apps
-    runtime_folder = ROOT / "bitsite" / "runtime"
+    runtime_folder = RUNTIME
     outside = {}
     for app in apps:
         for path in (ROOT / app).rglob("*.py"):
