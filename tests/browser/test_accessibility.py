@@ -31,8 +31,14 @@ SETTLED = """() => Promise.all(document.getAnimations()
 
 
 def violations(page: Page) -> list[str]:
-    """The serious and critical violations on the page as it is now, one line each."""
-    found = AXE.run(page).response["violations"]
+    """The serious and critical violations on the page as it is now, one line each.
+
+    axe-core is put into each document once (``Axe.run`` puts its 500 KB in again at every
+    call, and a page is audited in both themes): a page navigated or reloaded since has it no
+    more, and gets it again."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(AXE.axe_script)
+    found = page.evaluate("axe.run({resultTypes: ['violations']})")["violations"]
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at "
         + "; ".join(f"{' '.join(node['target'])} ({why(node)})" for node in v["nodes"][:5])
