@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.hooks import covered_modules
 from tests.servers import ARTIFACTS, ROOT, DaphneServer, database_url, server_env
+
+HOOKED_MODULES = covered_modules()
 
 CHROMIUM = "/usr/bin/chromium"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -57,6 +60,13 @@ def services_configured() -> bool:
     return os.environ.get("DATABASE_URL", "").startswith("postgres") and bool(
         os.environ.get("REDIS_URL")
     )
+
+
+def pytest_itemcollected(item):
+    """The tests of what the private hooks touch (tests/hooks.py) are marked ``hooks``: CI
+    runs them again with every hook off (``-m hooks``)."""
+    if item.path.relative_to(ROOT).as_posix() in HOOKED_MODULES:
+        item.add_marker(pytest.mark.hooks)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -397,3 +397,52 @@ def test_private_names_of_the_libraries_are_used_only_in_bitsite_runtime():
     inside = {path.name: _private_uses(path) for path in runtime_folder.glob("*.py")}
     # The checker sees them where they are.
     assert any("_clean_expired" in use for use in inside["layers.py"]), inside
+
+
+# ---- the hooks-off run covers every hook ----------------------------------------------------
+
+
+def _marked(module: str, marker: str) -> bool:
+    """Whether a test module carries ``pytest.mark.<marker>`` at its top (its pytestmark)."""
+    tree = ast.parse((ROOT / module).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            return f"pytest.mark.{marker}" in ast.unparse(node.value)
+    return False
+
+
+def test_every_hook_is_run_off_by_tests_that_reach_it():
+    """tests/hooks.py names, for each hook, the tests that run what it touches; CI runs them
+    again with every hook off. A new hook must be added there, with tests of the kind that
+    reach it: real pages against a daphne for every hook (each acts in the served process),
+    and tests on Redis for a hook of the Redis layer."""
+    from tests.hooks import COVERAGE
+
+    assert set(COVERAGE) == set(runtime.HOOKS), (
+        "tests/hooks.py must name the tests of each hook of bitsite/runtime/ "
+        f"(missing: {sorted(set(runtime.HOOKS) - set(COVERAGE))})"
+    )
+    for hook, modules in COVERAGE.items():
+        assert modules, hook
+        for module in modules:
+            assert (ROOT / module).is_file(), f"{hook}: no test module {module}"
+        assert any(_marked(m, "browser") for m in modules), (
+            f"{hook}: no browser test (pages against a daphne) runs it with the hooks off"
+        )
+        if hook in runtime.REDIS_ONLY:
+            assert any(_marked(m, "services") for m in modules), (
+                f"{hook} acts only on Redis: a test marked services must run it"
+            )
+
+
+def test_the_marker_and_ci_run_the_hooks_tests_with_the_hooks_off(request):
+    """The ``hooks`` marker is on the tests tests/hooks.py names (this test is one of them),
+    and .ci/run runs those with every hook off, on the embedded default and on the services."""
+    assert request.node.get_closest_marker("hooks") is not None
+    assert _marked("tests/browser/test_live_matches.py", "browser")
+    assert not _marked("tests/test_views.py", "browser")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert 'BITSITE_HOOKS=none make test ARGS="-m hooks"' in ci
+    assert "on_services env BITSITE_HOOKS=none make test ARGS=\"-m 'hooks and services'\"" in ci
