@@ -150,6 +150,44 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """After each transactional test the database is flushed, and Django's flush sends
+    ``post_migrate``, whose receivers (contenttypes' and auth's) make every content type and
+    permission again, a query or two per app: most of a flush's cost, paid by every
+    transactional and browser test. Here they are put back as they were after the
+    migrations instead, in two inserts, with the same ids (so that a daphne process's cache
+    of content types stays right across tests, which new ids would not)."""
+    from django.apps import apps
+    from django.contrib.auth.management import create_permissions
+    from django.contrib.auth.models import Permission
+    from django.contrib.contenttypes.management import create_contenttypes
+    from django.contrib.contenttypes.models import ContentType
+    from django.db.models.signals import post_migrate
+
+    with django_db_blocker.unblock():
+        kinds = list(ContentType.objects.all())
+        permissions = list(Permission.objects.all())
+    assert kinds and permissions, "the migrations made no content types or permissions"
+
+    def put_back(using, **kwargs):
+        if not ContentType.objects.using(using).exists():
+            ContentType.objects.using(using).bulk_create(kinds)
+            Permission.objects.using(using).bulk_create(permissions)
+        ContentType.objects.clear_cache()
+
+    contenttypes = apps.get_app_config("contenttypes")
+    post_migrate.disconnect(create_contenttypes)
+    post_migrate.disconnect(dispatch_uid="django.contrib.auth.management.create_permissions")
+    post_migrate.connect(put_back, sender=contenttypes, dispatch_uid="tests.put_back")
+    yield
+    post_migrate.disconnect(dispatch_uid="tests.put_back")
+    post_migrate.connect(create_contenttypes)
+    post_migrate.connect(
+        create_permissions, dispatch_uid="django.contrib.auth.management.create_permissions"
+    )
+
+
+@pytest.fixture(scope="session")
 def artifacts() -> Path:
     path = ARTIFACTS / "screenshots"
     path.mkdir(parents=True, exist_ok=True)
