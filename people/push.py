@@ -8,25 +8,26 @@ with VAPID, RFC 8292; pywebpush does the encryption and the signing).
   with another key is refused by its push service.
 - **Subscribing** (``parse``, ``subscribe``): what a browser's ``PushSubscription.toJSON()``
   gives, checked before anything is kept: an https endpoint on a host name (not an
-  address, not localhost; a stand-in on 127.0.0.1 over http only when
-  ``settings.PUSH_LOOPBACK_ENDPOINTS``, with debug and in the tests), of at most
+  address in any spelling, not localhost) whose every address is public (bitsite/outbound.py;
+  a stand-in on 127.0.0.1 over http only when ``settings.PUSH_LOOPBACK_ENDPOINTS``, with
+  debug and in the tests), of at most
   ``MAX_ENDPOINT`` characters, and base64url keys of the right lengths (``p256dh`` a
   65-byte P-256 point, ``auth`` 16 bytes). An endpoint belongs to one account, the last
   that turned push on in that browser; an account keeps at most ``MAX_PER_ACCOUNT`` (a new
   one replaces the one reached least recently). The first device turned on while no kind
   is chosen for push chooses them all.
 - **Sending** (``send``): one POST to the push service, within ``TIMEOUT`` seconds to
-  connect and to read, no redirect followed. A 404 or 410 (the subscription is gone)
-  deletes the row; any other failure counts on it; a success clears the count. It logs,
-  and never raises. It runs on people/delivery.py's background threads, never on a
-  request's thread.
+  connect and to read, no redirect followed, connected only to the public address its
+  name resolved to as it connects (bitsite/outbound.py: no DNS rebinding). A 404 or 410
+  (the subscription is gone) deletes the row; any other failure counts on it; a success
+  clears the count. It logs, and never raises. It runs on people/delivery.py's background
+  threads, never on a request's thread.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 import json
 import logging
 import re
@@ -41,9 +42,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
+from bitsite import outbound
 from people.models import Notification, NotificationPreference, PushSubscription, VapidKey
 
 log = logging.getLogger(__name__)
@@ -170,7 +173,9 @@ def _key_bytes(value, name: str, size: int) -> bytes:
 
 
 def check_endpoint(endpoint: str) -> None:
-    """An endpoint the site may post to: https on a host name, on its default port."""
+    """An endpoint the site may post to: https on a host name whose every address is
+    public (bitsite/outbound.py: checked again, and connected to, at each send), on its
+    default port."""
     refused = Invalid("A push endpoint must be the https address of a push service.")
     if not 0 < len(endpoint) <= MAX_ENDPOINT:
         raise Invalid(f"A push endpoint has at most {MAX_ENDPOINT} characters.")
@@ -183,22 +188,24 @@ def check_endpoint(endpoint: str) -> None:
         raise refused from None
     if parts.username is not None or parts.password is not None or not host:
         raise refused
-    if parts.scheme == "https" and port in (None, 443) and _a_host_name(host):
-        return
     if settings.PUSH_LOOPBACK_ENDPOINTS and parts.scheme == "http" and host == "127.0.0.1":
         return  # a stand-in push service (debug, tests)
-    raise refused
+    if parts.scheme != "https" or port not in (None, 443) or not _a_host_name(host):
+        raise refused
+    try:
+        outbound.checked_address(host, 443)
+    except outbound.NotPublic as error:
+        raise Invalid(
+            _("A push endpoint must be the address of a push service on the Internet: %(why)s")
+            % {"why": error.reason}
+        ) from None
 
 
 def _a_host_name(host: str) -> bool:
-    """A public-looking host name: not an address, not localhost, with a dot."""
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    else:
-        return False
+    """A public-looking host name: not an address in any form, not localhost, with a dot."""
     name = host.rstrip(".").lower()
+    if outbound.numeric(name):
+        return False
     return "." in name and not (name == "localhost" or name.endswith(".localhost"))
 
 
@@ -263,8 +270,9 @@ def send(subscription: PushSubscription, payload: dict) -> str:
     }
     rows = PushSubscription.objects.filter(pk=subscription.pk)
     try:
-        with requests.Session() as session:
-            session.max_redirects = 0  # a push service answers; it does not send us elsewhere
+        # Only to the public address checked as it connects (a stand-in on 127.0.0.1 in
+        # the tests), following no redirect.
+        with outbound.session(loopback=settings.PUSH_LOOPBACK_ENDPOINTS) as session:
             webpush(
                 subscription_info=info,
                 data=json.dumps(payload),

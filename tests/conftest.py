@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,33 @@ def daphne(transactional_db, request) -> DaphneServer:
     server = DaphneServer(env, name=request.node.name[:40]).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def resolver(monkeypatch):
+    """Names resolved as the test says (the machine has no DNS of the Internet), every
+    other lookup as usual; ``asked`` records the names looked up."""
+    real = socket.getaddrinfo
+    answers: dict[str, list[str]] = {}
+    asked: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host in answers:
+            asked.append(host)
+            return [
+                (
+                    socket.AF_INET6 if ":" in a else socket.AF_INET,
+                    socket.SOCK_STREAM,
+                    6,
+                    "",
+                    (a, port, 0, 0) if ":" in a else (a, port),
+                )
+                for a in answers[host]
+            ]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return answers, asked
 
 
 @pytest.fixture(scope="session")

@@ -213,6 +213,39 @@ def test_a_push_service_that_hangs_or_refuses_does_not_slow_the_moves(service):
     assert PushSubscription.objects.get(endpoint=refused.endpoint).failures == 2
 
 
+def test_a_send_connects_only_to_the_public_address_it_checked(service, settings, resolver, caplog):
+    """Rows kept before the check existed, or a name that resolves elsewhere since it was
+    given (DNS rebinding): each send is refused before it connects, and counted."""
+    answers, _ = resolver
+    answers["rebound.example.org"] = ["127.0.0.1"]
+    settings.PUSH_LOOPBACK_ENDPOINTS = False  # as on the site: no stand-in allowed
+    bob = account("bob")
+    browser = service.browser(Browser(bob).key)
+    port = service.origin.rsplit(":", 1)[1]
+    hosts = [
+        "rebound.example.org",
+        "127.1",
+        "0x7f.1",
+        "10.1",
+        "169.254.43518",
+        "0251.0376.0251.0376",
+    ]
+    rows = [
+        PushSubscription.objects.create(
+            user=bob,
+            endpoint=f"http://{host}:{port}/push/{browser.endpoint.rsplit('/', 1)[1]}",
+            p256dh=browser.to_json()["keys"]["p256dh"],
+            auth=browser.to_json()["keys"]["auth"],
+        )
+        for host in hosts
+    ]
+    for row in rows:
+        assert push.send(row, {"title": "t", "body": "b", "url": "/", "tag": "x"}) == "failed"
+    assert service.received == []  # nothing reached the machine's own push service
+    assert [r.failures for r in PushSubscription.objects.filter(user=bob)] == [1] * len(hosts)
+    assert caplog.text.count("not a public address") == len(hosts)
+
+
 def test_no_push_for_the_kinds_turned_off_nor_for_an_account_without_a_device(service):
     ada, bob = account("ada"), account("bob")
     bobs = Browser(bob)
@@ -303,7 +336,12 @@ def test_the_settings_page_offers_the_choices_and_refuses_bad_ones():
     assert answer.status_code == 302 and "/accounts/login/" in answer["Location"]
 
 
-def test_subscribing_checks_what_the_browser_sends(service, settings):
+def test_subscribing_checks_what_the_browser_sends(service, settings, resolver):
+    answers, _ = resolver
+    answers["updates.push.services.mozilla.com"] = ["34.117.237.239"]
+    answers["push.example.org"] = ["93.184.216.34"]
+    answers["inside.example.org"] = ["127.0.0.1"]  # a name for the machine itself
+    answers["mixed.example.org"] = ["93.184.216.34", "169.254.169.254"]
     bob = account("bob")
     bobs = Browser(bob)
     good = service.browser(bobs.key).to_json()
@@ -323,6 +361,23 @@ def test_subscribing_checks_what_the_browser_sends(service, settings):
         with_(endpoint="https://10.0.0.1/x"),
         with_(endpoint="https://[::1]/x"),
         with_(endpoint="https://localhost/x"),
+        # Internal addresses in the forms a resolver takes, and names that lead inside.
+        *(
+            with_(endpoint=f"https://{host}/push")
+            for host in (
+                "127.1",
+                "0x7f.1",
+                "127.0.1",
+                "0x7f.0.0.1",
+                "10.1",
+                "169.254.43518",
+                "0251.0376.0251.0376",
+                "[::ffff:127.0.0.1]",
+                "inside.example.org",
+                "mixed.example.org",
+                "nowhere.invalid",
+            )
+        ),
         with_(endpoint="https://push.example.org:8443/x"),
         with_(endpoint="https://user:pw@push.example.org/x"),
         with_(endpoint="https://push.example.org/a b"),
