@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from api.models import Scope, Token
+from bitsite import locks
 
 PREFIX = "bit_"
 MAX_ACTIVE = 20  # tokens one account may hold at once
@@ -35,6 +36,7 @@ def create(user, name: str, scopes: list[str]) -> tuple[Token, str]:
     if not chosen or len(chosen) != len(set(scopes)):
         raise Refused("Choose at least one scope: read, play or challenge.")
     with transaction.atomic():
+        locks.hold(f"tokens-of:{user.pk}")  # count, then insert: one at a time
         if Token.objects.filter(user=user, revoked_at=None).count() >= MAX_ACTIVE:
             raise Refused(f"You have {MAX_ACTIVE} tokens: revoke one first.")
         text = PREFIX + secrets.token_urlsafe(32)

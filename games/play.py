@@ -20,7 +20,6 @@ to draw) and changes nothing; the views map each type to an HTTP status.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import random
 import secrets as secrets_module
@@ -36,6 +35,7 @@ from django.db import DatabaseError, IntegrityError, connection, connections, tr
 from django.db.models import F, Q
 from django.utils import timezone
 
+from bitsite import locks
 from games import boards, clock, live, names, presence, rights, signals, timers
 from games.models import Match, Move, hash_secret
 from games.rights import (  # noqa: F401  (the write path's refusals, for its callers)
@@ -308,11 +308,8 @@ def write(change: Callable[[], Match]):
 def lock_listings(game_slug: str) -> None:
     """Inside a write: wait for, then hold until commit, the right to list challenges of
     ``game_slug`` in the lobby (so "find an open challenge, else open one" is one step for
-    two people pressing at once). On SQLite the transaction already holds the write lock."""
-    if connection.vendor == "postgresql":
-        key = int.from_bytes(hashlib.sha256(f"lobby:{game_slug}".encode()).digest()[:8], "big")
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key - (1 << 63)])
+    two people pressing at once: bitsite/locks.py)."""
+    locks.hold(f"lobby:{game_slug}")
 
 
 def _locked(public_id: str) -> Match:

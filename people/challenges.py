@@ -28,6 +28,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts import bots
+from bitsite import locks
 from games import play
 from games.models import Match
 from games.play import Seat
@@ -154,6 +155,7 @@ def send(
         raise Refused("That account is closed.", 404)
     name = challenged.get_username()
     with transaction.atomic():
+        locks.hold(f"challenges-sent-by:{challenger.pk}")  # count, then insert: one at a time
         if blocked_by(challenged, challenger):
             raise Refused(f"{name} does not take challenges from you.", 403)
         if blocked_by(challenger, challenged):

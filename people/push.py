@@ -46,7 +46,7 @@ from django.utils.translation import gettext as _
 from py_vapid import Vapid
 from pywebpush import WebPushException, webpush
 
-from bitsite import outbound
+from bitsite import locks, outbound
 from people.models import Notification, NotificationPreference, PushSubscription, VapidKey
 
 log = logging.getLogger(__name__)
@@ -220,6 +220,7 @@ def subscribe(user, found: dict, user_agent: str = "") -> PushSubscription:
         "failures": 0,
     }
     with transaction.atomic():
+        locks.hold(f"push-devices-of:{user.pk}")  # keep, then trim to the limit: one at a time
         try:
             with transaction.atomic():
                 subscription, _ = PushSubscription.objects.update_or_create(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
 from django.conf import settings
+from django.db import connections
 from django.test import Client
 
 from games import play
@@ -101,3 +104,27 @@ def until_sync(condition, timeout: float = 30.0, every: float = 0.01) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"still not so after {timeout} s: {condition}")
         time.sleep(every)
+
+
+def at_once(n: int, work) -> list:
+    """``work(i)`` in ``n`` threads started together (each on a database connection of its
+    own, closed after): what each returned, or the exception it raised."""
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def run(i):
+        try:
+            barrier.wait(timeout=30)
+            results[i] = work(i)
+        except BaseException as error:  # handed to the test
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "a thread is stuck (a deadlock?)"
+    return results

@@ -52,6 +52,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from bitsite import locks
 from games import play, presence
 from games.models import Match
 from games.play import Seat
@@ -269,6 +270,7 @@ def create(
 
     def change() -> Tournament:
         if by is not None and not by.is_staff:
+            locks.hold(f"tournaments-made-by:{by.pk}")  # count, then insert: one at a time
             mine = Tournament.objects.filter(created_by=by)
             if mine.filter(status=Tournament.Status.UPCOMING).count() >= LIMITS.upcoming:
                 raise TooMany(

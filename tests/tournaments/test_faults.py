@@ -15,13 +15,13 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
 from games import play
 from games.models import Match
-from tests.factories import until_sync
+from tests.factories import at_once, until_sync
 from tests.tournaments.helpers import accounts, event, finish, here, refreshed
 from tournaments import director, scheduler
 from tournaments.models import Entry, Lease, Pairing, Tournament
@@ -35,30 +35,6 @@ def entries(t):
 
 def pairing_of(t, user, **filters) -> Pairing:
     return Pairing.objects.get(Q(first__user=user) | Q(second__user=user), tournament=t, **filters)
-
-
-def at_once(n: int, work) -> list:
-    """``work(i)`` in ``n`` threads started together (each on a database connection of its
-    own, closed after): what each returned, or the exception it raised."""
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def run(i):
-        try:
-            barrier.wait(timeout=30)
-            results[i] = work(i)
-        except BaseException as error:  # handed to the test
-            results[i] = error
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-        assert not thread.is_alive(), "a thread is stuck (a deadlock?)"
-    return results
 
 
 def fresh(match: Match) -> Match:
