@@ -32,7 +32,9 @@ from collections.abc import AsyncIterator, Callable
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import transaction
 
+from accounts.models import Profile
 from games import presence
 from games.live import publisher
 from games.models import Match
@@ -62,6 +64,15 @@ def user_set(user_id: int) -> str:
 
 def token_set(token_id: int) -> str:
     return f"api-token:{token_id}"
+
+
+def account_group(user_id: int) -> str:
+    """Every stream opened with a token of the account: told to check its token again."""
+    return f"api.account.{user_id}"
+
+
+def account_set(user_id: int) -> str:
+    return f"api-account:{user_id}"
 
 
 def address_set(address: str) -> str:
@@ -137,6 +148,31 @@ def challenge_changed(sender, challenge, user_ids: list[int], **kwargs) -> None:
         publish(user_group(user_id), text)
 
 
+def standing_changed(user_id: int) -> None:
+    """After commit, when a token of the account was revoked or changed, or the account
+    closed or made a bot or not: its open streams check their token again at once, and
+    those it no longer admits end (within the round trip of one message)."""
+    counts = presence.counts([account_set(user_id)])
+    if counts is None or counts[0]:
+        publisher.publish(account_group(user_id), {"type": "api.recheck"})
+
+
+def token_saved(sender, instance, created: bool, **kwargs) -> None:
+    """post_save of a token: revoked (or its scopes changed), its streams check it."""
+    if not created:
+        user_id = instance.user_id
+        transaction.on_commit(lambda: standing_changed(user_id))
+
+
+def account_saved(sender, instance, created: bool, **kwargs) -> None:
+    """post_save of an account (closed?) or of its profile (a bot or not?): its streams
+    check their tokens."""
+    if created or (sender is not Profile and instance.is_active):
+        return
+    user_id = instance.user_id if sender is Profile else instance.pk
+    transaction.on_commit(lambda: standing_changed(user_id))
+
+
 def event_key(kind: str, public_id: str) -> str:
     return f"{kind}:{public_id}"
 
@@ -169,12 +205,17 @@ def opened(
     cap: tuple[str, int] | None,
     first: Callable[[], First],
     seat: tuple[str, int] | None = None,
+    account: tuple[int, Callable[[], bool]] | None = None,
 ) -> AsyncIterator[str]:
     """A stream's lines: refused (TooMany) now if ``cap`` (a set and how many members it
     may have) is full; else, once iterated, its channel joins ``group`` and the presence
     ``sets`` (and ``seat``'s: a player's own game), then ``first()``'s lines, then every
     line published to the group, an empty line every KEEP_ALIVE seconds, until a message
-    marked ``last``. Whatever way it ends (the client gone: cancelled), it leaves them."""
+    marked ``last``. Whatever way it ends (the client gone: cancelled), it leaves them.
+
+    ``account``: the stream's token's account and whether the token still stands
+    (api.tokens.stands): the stream ends as soon as it does not (revoked, changed, the
+    account closed), told through the account's group, and checked at every heartbeat."""
     # The stream's name in its sets. It takes its place in the capped set now, in one
     # atomic step (streams opened at once cannot all pass a count read before any joined);
     # should the answer never start, the place expires by itself within presence.TTL.
@@ -182,10 +223,16 @@ def opened(
     if cap is not None and presence.join_capped(member, *cap) is False:
         raise TooMany()
     names = [*sets, cap[0]] if cap else list(sets)
-    return _lines(group, names, first, seat, member)
+    groups = [group]
+    standing = None
+    if account is not None:
+        user_id, standing = account
+        names.append(account_set(user_id))
+        groups.append(account_group(user_id))
+    return _lines(groups, names, first, seat, member, standing)
 
 
-async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
+async def _lines(groups, names, first, seat, member, standing) -> AsyncIterator[str]:
     layer = get_channel_layer()
     # Channels' default name, as every socket's: channels-redis reads all the channels
     # of a process through one Redis list per name prefix but under one lock, so a
@@ -195,7 +242,10 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
     try:
         # Members first, then the first lines: no change falls between the two.
         await presence.call(presence.join_sets, member, names)
-        await layer.group_add(group, channel)
+        for group in groups:
+            await layer.group_add(group, channel)
+        if standing is not None and not await sync_to_async(standing)():
+            return  # revoked between the request's check and the joins
         if seat is not None:
             attended = await presence.call(presence.attend, seat[0], member, seat[1])
         told = await sync_to_async(first)()
@@ -216,6 +266,8 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             # would stop publishing to it), and an empty line follows KEEP_ALIVE of silence.
             if clock() - refreshed >= presence.HEARTBEAT:
                 refreshed = clock()
+                if standing is not None and not await sync_to_async(standing)():
+                    return  # a change nobody told it of (a bulk update): checked anyway
                 await presence.call(presence.join_sets, member, names)  # still here
                 if attended is not None:
                     await presence.call(presence.refresh, attended)
@@ -231,6 +283,10 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             message, reading = reading.result(), None
             if message.get("type") == "layer.lost":
                 return  # the channel layer failed (bitsite/layers.py): the client reconnects
+            if message.get("type") == "api.recheck":
+                if standing is not None and not await sync_to_async(standing)():
+                    return  # the token no longer admits this stream
+                continue
             if message.get("version") and message["version"] <= told.version:
                 continue  # already told by the first lines
             key = message.get("key")
@@ -247,7 +303,8 @@ async def _lines(group, names, first, seat, member) -> AsyncIterator[str]:
             reading.cancel()  # the stream is closing: what it would read is nobody's
             await asyncio.wait({reading})
         try:
-            await layer.group_discard(group, channel)
+            for group in groups:
+                await layer.group_discard(group, channel)
         except Exception as error:
             publisher.lost(error)
         await presence.call(presence.leave_sets, member, names)

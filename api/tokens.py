@@ -64,6 +64,19 @@ def find(text: str) -> Token | None:
     return token
 
 
+def stands(pk: int, scope: str | None, bot: bool) -> bool:
+    """Whether token ``pk`` still acts as it did when a stream opened with it: not revoked,
+    its account active and a bot or not as it was, and still holding ``scope``."""
+    token = (
+        Token.objects.filter(pk=pk, revoked_at=None, user__is_active=True)
+        .values("scopes", "user__profile__is_bot")
+        .first()
+    )
+    if token is None or bool(token["user__profile__is_bot"]) != bot:
+        return False
+    return scope is None or scope in token["scopes"]
+
+
 def revoke(user, pk: int) -> Token | None:
     token = Token.objects.filter(user=user, pk=pk, revoked_at=None).first()
     if token is not None:

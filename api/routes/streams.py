@@ -8,7 +8,8 @@ from django.http import Http404, StreamingHttpResponse
 from django.utils import timezone
 from ninja import Router
 
-from api import auth, live
+from accounts.bots import is_bot
+from api import auth, live, tokens
 from api.errors import ApiError
 from api.routes.challenges import challenge_json
 from api.state import game_json
@@ -35,9 +36,18 @@ def _cap(request) -> tuple[str, int] | None:
     return live.token_set(token.pk), settings.API_STREAMS_PER_TOKEN
 
 
-def _opened(request, **kwargs):
+def _account(request, scope: str | None):
+    """The stream's token's account, and whether the token still stands as it does now."""
+    token = request.auth
+    if getattr(token, "anonymous", False):
+        return None
+    bot = is_bot(token.user)
+    return token.user_id, lambda: tokens.stands(token.pk, scope, bot)
+
+
+def _opened(request, scope: str | None = None, **kwargs):
     try:
-        return live.opened(cap=_cap(request), **kwargs)
+        return live.opened(cap=_cap(request), account=_account(request, scope), **kwargs)
     except live.TooMany:
         raise ApiError(
             429,
@@ -114,5 +124,11 @@ def event_stream(request):
         return live.First(lines, 0, keys)
 
     return _response(
-        _opened(request, group=live.user_group(user.pk), sets=[live.user_set(user.pk)], first=first)
+        _opened(
+            request,
+            scope=auth.read.scope,
+            group=live.user_group(user.pk),
+            sets=[live.user_set(user.pk)],
+            first=first,
+        )
     )

@@ -13,7 +13,7 @@ import pytest
 
 from games.rules import get_game
 from tests.api.helpers import token_for
-from tests.api.live_api import call
+from tests.api.live_api import SignedIn, call
 from tests.api.streaming import Stream
 from tests.factories import until_sync
 from tests.ratings.helpers import account
@@ -161,6 +161,116 @@ def test_stream_errors_are_json(live_server_url):
     assert nobody.status == 401
     scope = Stream(base, "/api/stream/event", token_for(account("ada"), "play"))
     assert scope.status == 403
+
+
+def ended_within(stream: Stream, seconds: float) -> float:
+    """How long the stream took to end (its body closed by the server): at most
+    ``seconds``, or the test fails."""
+    started = time.monotonic()
+    while stream.next(timeout=seconds + 5) is not None:
+        pass  # lines told before the end
+    took = time.monotonic() - started
+    assert took <= seconds, f"the stream ended after {took:.1f} s"
+    return took
+
+
+def test_revoking_a_token_on_its_page_ends_its_open_streams_at_once(live_server_url):
+    from api.models import Token
+
+    base = live_server_url
+    ada, bob = account("ada"), account("bob")
+    revoked, kept = token_for(ada, name="old bot"), token_for(ada, name="new bot")
+    _, game_id = challenge_accepted(base, revoked, token_for(bob), game="bit-flip")
+    events = Stream(base, "/api/stream/event", revoked)
+    game = Stream(base, f"/api/stream/game/{game_id}", revoked)
+    other = Stream(base, f"/api/stream/game/{game_id}", kept)
+    assert events.next()["type"] == "gameStart" and game.next()["type"] == "full"
+    assert other.next()["type"] == "full"
+    pk = Token.objects.get(name="old bot").pk
+    page = SignedIn(base, ada)  # ada on her settings page, on the server
+    tokens_page = "/accounts/settings/tokens/"
+    assert page.post(f"{tokens_page}{pk}/revoke/", csrf_from=tokens_page) == 303
+    ended_within(events, 1.0)
+    ended_within(game, 1.0)
+    assert call(base, "GET", "/account", revoked)[0] == 401
+    # The account's other token goes on: its stream still tells the next move.
+    status, _ = call(base, "POST", f"/games/{game_id}/move", kept, {"move": "1", "ply": 0})
+    assert status == 200
+    told = other.next()
+    assert told["type"] == "state" and told["ply"] == 1
+    other.close()
+
+
+def test_a_stream_opened_before_the_account_became_a_bot_ends_at_once(live_server_url):
+    base = live_server_url
+    cy = account("cy")
+    before, play_token = token_for(cy, "read"), token_for(cy, "play")
+    stream = Stream(base, "/api/stream/event", before)
+    stream.response.readline()  # open: its first (empty) line
+    assert call(base, "POST", "/account/bot", play_token)[0] == 200
+    ended_within(stream, 1.0)
+    again = Stream(base, "/api/stream/event", before)
+    assert again.status == 200  # the token still works, for the bot now
+    again.close()
+
+
+@pytest.mark.services
+def test_closing_an_account_ends_its_streams_at_once_on_every_process(live_server_url):
+    """Staff close the account on one process (here the test's own, as the admin would):
+    the streams on another end, told through Redis."""
+    base = live_server_url
+    ada, bob = account("ada"), account("bob")
+    streams = [Stream(base, "/api/stream/event", token_for(ada)) for _ in range(2)]
+    others = Stream(base, "/api/stream/event", token_for(bob))
+    for stream in (*streams, others):
+        stream.response.readline()
+    ada.is_active = False
+    ada.save()
+    for stream in streams:
+        ended_within(stream, 1.0)
+    # Bob's goes on: a challenge to him still reaches it.
+    cy = account("cy")
+    assert call(base, "POST", "/challenges/bob", token_for(cy), {"game": "bit-flip"})[0] == 200
+    assert others.until(lambda e: e["type"] == "challenge")["challenge"]["challenger"] == "cy"
+
+
+@pytest.mark.parametrize("through", ["daphne", "nginx"])
+@pytest.mark.parametrize("how", ["close", "reset"])
+def test_closed_streams_free_their_slots_at_once(live_server_url, nginx_binary, through, how):
+    """A bot that drops its connections (a clean close, or a reset) reconnects at once."""
+    import socket
+    import struct
+
+    from tests.servers import Nginx
+
+    port = int(live_server_url.rsplit(":", 1)[1])
+    proxy = Nginx(nginx_binary, port) if through == "nginx" else None
+    base = f"http://127.0.0.1:{proxy.port}" if proxy else live_server_url
+    try:
+        token = token_for(account("ada"), "read")
+        streams = [Stream(base, "/api/stream/event", token) for _ in range(4)]
+        assert [s.status for s in streams] == [200] * 4
+        for stream in streams:
+            stream.response.readline()
+            if how == "reset":
+                raw = stream.connection.sock
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            stream.close()
+        started = time.monotonic()
+        again = []
+        while len(again) < 4 and time.monotonic() - started < 5:
+            probe = Stream(base, "/api/stream/event", token)
+            if probe.status == 200:
+                again.append(probe)
+            else:
+                probe.close()
+        took = time.monotonic() - started
+        assert len(again) == 4 and took <= 1.0, f"{len(again)} streams again in {took:.1f} s"
+        for stream in again:
+            stream.close()
+    finally:
+        if proxy is not None:
+            proxy.stop()
 
 
 @pytest.fixture
