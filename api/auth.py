@@ -13,6 +13,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 from ninja.security import HttpBearer
 
 from api import tokens
@@ -33,6 +34,24 @@ def _limit(request, token) -> None:
     if wait:
         raise ApiError(
             429, "rate_limited", f"Too many requests: try again in {wait} s.", retry_after=wait
+        )
+
+
+def _guessing(request, *, count: bool) -> None:
+    """Requests with a bad token, per client address (``settings.API_BAD_TOKENS``): 429
+    once there were too many. ``count``: one more bad token (else only looked at)."""
+    address = request.META.get("REMOTE_ADDR", "")
+    if not limits.counted_address(address):
+        return
+    checks = [(f"address:{address}", settings.API_BAD_TOKENS)]
+    wait = limits.wait("bitsite.api-bad-token", checks, count=count, service="API rate limits")
+    if wait and not count:
+        raise ApiError(
+            429,
+            "rate_limited",
+            _("Too many requests with a bad token: try again in %(seconds)s s.")
+            % {"seconds": wait},
+            retry_after=wait,
         )
 
 
@@ -58,8 +77,10 @@ class TokenAuth(HttpBearer):
         return super().__call__(request)
 
     def authenticate(self, request, token: str):
+        _guessing(request, count=False)  # too many bad tokens from here: not even looked up
         found = tokens.find(token.strip())
         if found is None:
+            _guessing(request, count=True)
             raise ApiError(401, "bad_token", "That token is not valid: it is unknown or revoked.")
         if self.scope and not found.allows(self.scope):
             raise ApiError(

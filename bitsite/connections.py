@@ -15,9 +15,10 @@ So every listening socket of daphne is wrapped (``Admission``, a Twisted
 - connections opened: a burst of ``CONNECTIONS_BURST``, then ``CONNECTIONS_PER_SECOND``
   (a token bucket). A page load opens a handful; a storm is cut off after the burst.
 
-A connection past either is closed at once. Addresses in ``RATE_LIMIT_EXEMPT``
-(loopback: a proxy on the same host, which must then enforce the same limits itself:
-deploy/nginx.conf) are not counted. Each setting at 0 turns its limit off.
+A connection past either is closed at once. The reverse proxy's addresses
+(``PROXY_ADDRESSES``: loopback with ``DJANGO_BEHIND_PROXY``; the proxy enforces the same
+limits on its clients: deploy/nginx.conf) and those in ``RATE_LIMIT_EXEMPT`` (a load test)
+are not counted. Each setting at 0 turns its limit off.
 
 Daphne listens through this with ``-e bitsite:port=8000:interface=127.0.0.1`` (its
 documented ``--endpoint`` option): the endpoint is a Twisted endpoint plugin,
@@ -123,7 +124,7 @@ def limits() -> dict:
         "per_address": settings.CONNECTIONS_PER_ADDRESS,
         "burst": settings.CONNECTIONS_BURST,
         "per_second": settings.CONNECTIONS_PER_SECOND,
-        "exempt": settings.RATE_LIMIT_EXEMPT,
+        "exempt": [*settings.RATE_LIMIT_EXEMPT, *settings.PROXY_ADDRESSES],
     }
 
 

@@ -325,9 +325,14 @@ RATE_LIMITS = {
 # The API (api/): requests one personal access token may make (per token, then per
 # client address, as above), and the streams one token may hold open at once.
 API_RATE = env_rates("BITSITE_RATE_API", "600/m,1200/m")
+# Requests with a bad token one client address may make: past it, 429 before the token is
+# even looked up (guessing tokens, or a flood of bad ones, costs no query).
+API_BAD_TOKENS = os.environ.get("BITSITE_RATE_API_BAD_TOKENS", "30/m")
 API_STREAMS_PER_TOKEN = int(os.environ.get("BITSITE_API_STREAMS", "4"))
-# Not counted per address: a proxy on the same host, or a load test, sends from there.
-RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "127.0.0.1,::1")
+# Not counted per address: none by default (behind a proxy that does not pass the
+# client's address, an exempt proxy would exempt every player); a load test on the same
+# host, or the tests' own harness, names 127.0.0.1 here.
+RATE_LIMIT_EXEMPT = env_list("BITSITE_RATE_EXEMPT", "")
 RATELIMIT_FAIL_OPEN = True  # if the cache cannot count, do not refuse
 
 # The learn app's pool for cold solves (learn/pool.py), per server process: "process"
@@ -403,9 +408,17 @@ SOCKETS_PER_PROCESS = int(os.environ.get("BITSITE_SOCKETS_PER_PROCESS", "32"))
 SOCKETS_PER_ADDRESS = int(os.environ.get("BITSITE_SOCKETS_PER_ADDRESS", "100"))
 # Connections one client address may hold open at once, and open in a burst and then a
 # second, on one server process: past them a connection is closed as it is accepted,
-# before daphne reads it (bitsite/connections.py; RATE_LIMIT_EXEMPT is not counted; 0
-# turns a limit off).
+# before daphne reads it (bitsite/connections.py; RATE_LIMIT_EXEMPT and PROXY_ADDRESSES
+# are not counted; 0 turns a limit off).
 CONNECTIONS_PER_ADDRESS = int(os.environ.get("BITSITE_CONNECTIONS_PER_ADDRESS", "64"))
+# The reverse proxy's addresses: a connection is accepted before its headers say whose it
+# is, so the proxy's own connections are not capped per address (it caps its clients':
+# deploy/nginx.conf). Loopback by default with DJANGO_BEHIND_PROXY (the proxy on the same
+# host), none otherwise. Every request is still limited by its client's own address.
+PROXY_ADDRESSES = env_list(
+    "BITSITE_PROXY_ADDRESSES",
+    "127.0.0.1,::1" if env_bool("DJANGO_BEHIND_PROXY", False) else "",
+)
 CONNECTIONS_BURST = int(os.environ.get("BITSITE_CONNECTIONS_BURST", "16"))
 CONNECTIONS_PER_SECOND = float(os.environ.get("BITSITE_CONNECTIONS_PER_SECOND", "4"))
 # Handshakes (a socket read, drawn and joined) one server process does at once, how many

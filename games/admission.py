@@ -8,10 +8,9 @@ costs the others as little as possible:
   without one is its client address. A browser may have ``SOCKETS_PER_PROCESS`` sockets
   open on this process (4409), a cookie-less address ``SOCKETS_PER_ADDRESS`` (4409),
   and either at most ``HANDSHAKES_PER_CLIENT`` handshakes in progress at once (4503: the
-  page tries again a moment later). Addresses in ``RATE_LIMIT_EXEMPT`` (loopback: a
-  proxy on the same host, a load test) are not capped per address, as they are not
-  rate-limited per address; behind a proxy, daphne's ``--proxy-headers`` gives each
-  client its own address.
+  page tries again a moment later). Addresses in ``RATE_LIMIT_EXEMPT`` (none by default:
+  a load test's) are not capped per address, as they are not rate-limited per address;
+  behind a proxy, daphne's ``--proxy-headers`` gives each client its own address.
 - **the process's handshakes** (``gate``): at most ``HANDSHAKES`` sockets do their
   handshake's work (read, draw, join, send the first board) at once; others wait in
   line, a browser's (with a session cookie) before a cookie-less one's, and past

@@ -99,22 +99,6 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def rate_windows_hold_still(monkeypatch):
-    """django-ratelimit counts in fixed windows (each key's window offset by a hash of the
-    key): a test's requests that straddle the end of one are counted from zero again, and
-    the limit the test expects is not reached (it happened in CI, one run in many). The
-    limiter's clock stands still through each test of this process; the counts still
-    expire in the cache as usual. (A test's served daphne counts with its own clock.)"""
-    import time
-    from types import SimpleNamespace
-
-    import django_ratelimit.core
-
-    now = time.time()
-    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: now))
-
-
-@pytest.fixture(autouse=True)
 def redis_answers_again():
     """A test that made Redis unreachable leaves no back-off to the next one."""
     from bitsite import redis_guard

@@ -2,8 +2,8 @@
 on a real daphne started as `make run` starts it (``-e bitsite:...``).
 
 The client comes from 127.0.0.2 (Linux routes all of 127/8 to the loopback device), an
-address no limit exempts; 127.0.0.1 is exempt (``BITSITE_RATE_EXEMPT``), as a proxy on
-the same host is.
+address no limit exempts; 127.0.0.1 is exempt (the tests' ``BITSITE_RATE_EXEMPT``), as a
+proxy on the same host is (``BITSITE_PROXY_ADDRESSES``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,16 @@ def test_the_endpoint_daphne_is_given_is_ours():
     as daphne's ``-e`` finds it, and it wraps what listens on it."""
     found = serverFromString(reactor, "bitsite:port=0:interface=127.0.0.1")
     assert isinstance(found, Endpoint)
-    assert found.limits["exempt"] == ["127.0.0.1", "::1"]
+    assert found.limits["exempt"] == ["127.0.0.1", "::1"]  # the tests' harness
+
+
+def test_only_the_proxys_and_the_named_addresses_are_not_counted(settings):
+    from bitsite import connections
+
+    settings.RATE_LIMIT_EXEMPT, settings.PROXY_ADDRESSES = [], []  # the site's defaults
+    assert connections.limits()["exempt"] == []
+    settings.PROXY_ADDRESSES = ["127.0.0.1", "::1"]  # DJANGO_BEHIND_PROXY=1
+    assert connections.limits()["exempt"] == ["127.0.0.1", "::1"]
 
 
 def test_a_burst_of_connections_past_the_limit_is_closed_as_it_is_accepted(servers):

@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client, override_settings
 
+from bitsite import redis_guard
 from games.models import Match, Move
 from tests.factories import client_with_token, make_match
 
@@ -74,38 +75,50 @@ def test_the_per_address_limit_counts_every_browser_of_an_address():
 
 
 @pytest.mark.django_db
-def test_loopback_is_not_counted_per_address_but_sessions_still_are():
-    with override_settings(RATE_LIMITS=rates(join=("2/m", "1/m"))):
+def test_no_address_is_exempt_by_default_and_an_exempt_one_is_counted_by_session_only():
+    from bitsite.settings import env_list
+
+    assert env_list("BITSITE_RATE_EXEMPT_NOT_SET", "") == []  # the settings' default
+    exempt = an_address()
+    with override_settings(RATE_LIMITS=rates(join=("2/m", "1/m")), RATE_LIMIT_EXEMPT=[exempt]):
         joins = []
         for _ in range(3):
             match, _, _ = make_match("bit-flip", joined=False)
-            joins.append(
-                Client(REMOTE_ADDR="127.0.0.1").post(f"/m/{match.public_id}/join").status_code
-            )
-        assert joins == [303, 303, 303]  # three browsers, one (local) address
-        browser = client_with_token("a-browser-that-has-a-session")
+            joins.append(Client(REMOTE_ADDR=exempt).post(f"/m/{match.public_id}/join").status_code)
+        assert joins == [303, 303, 303]  # three browsers, one exempt address
+        browser = client_with_token("a-browser-that-has-a-session", REMOTE_ADDR=exempt)
         results = []
         for _ in range(3):
             match, _, _ = make_match("bit-flip", joined=False)
             results.append(browser.post(f"/m/{match.public_id}/join").status_code)
         assert results == [303, 303, 429]
+        # Any other address, loopback included, is counted.
+        loopback = f"127.{random.randrange(256)}.{random.randrange(256)}.{random.randrange(2, 255)}"
+        counted = [
+            Client(REMOTE_ADDR=loopback).post(f"/m/{m.public_id}/join").status_code
+            for m in (make_match("bit-flip", joined=False)[0] for _ in range(2))
+        ]
+        assert counted == [303, 429]
 
 
 @pytest.mark.django_db
-def test_when_the_cache_cannot_count_nothing_is_limited():
-    gone = {
-        "LOCATION": "redis://127.0.0.1:1/0",
-        "OPTIONS": {"socket_timeout": 0.2, "socket_connect_timeout": 0.2},
-    }
-    unreachable = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", **gone},
-        "sessions": {"BACKEND": "bitsite.caches.ForgivingRedisCache", **gone},
-    }
-    match, t1, _ = make_match("bit-flip")
-    with override_settings(CACHES=unreachable, RATE_LIMITS=rates(move=("1/m", "1/m"))):
-        client = client_with_token(t1, REMOTE_ADDR=an_address())
-        response = client.post(f"/m/{match.public_id}/move", {"move": "1", "ply": 0}, **HTMX)
-        assert response.status_code == 200
+def test_when_redis_cannot_count_nothing_is_limited():
+    match, t1, t2 = make_match("bit-flip")
+    address = an_address()
+    players = [client_with_token(t, REMOTE_ADDR=address) for t in (t1, t2)]
+    gone = "redis://127.0.0.1:1/0"  # nothing listens there
+    with override_settings(REDIS_URL=gone, RATE_LIMITS=rates(move=("1/m", "1/m"))):
+        for ply, move in enumerate(("1", "2")):  # two from one address: past 1/m if counted
+            answer = players[ply].post(
+                f"/m/{match.public_id}/move", {"move": move, "ply": ply}, **HTMX
+            )
+            assert answer.status_code == 200, ply
+    redis_guard.reset()  # it answers again (the guard would wait a while to ask)
+    with override_settings(RATE_LIMITS=rates(move=("1/m", "1/m"))):  # counted again
+        answer = players[0].post(f"/m/{match.public_id}/move", {"move": "3", "ply": 2}, **HTMX)
+        assert answer.status_code == 200
+        answer = players[1].post(f"/m/{match.public_id}/move", {"move": "4", "ply": 3}, **HTMX)
+        assert answer.status_code == 429
 
 
 @pytest.mark.django_db(transaction=True)
@@ -133,22 +146,52 @@ async def test_sockets_opened_past_the_limit_are_closed_with_4429(settings):
     assert outputs[3] == {"type": "websocket.close", "code": 4429}
 
 
-def test_canary_the_limiter_s_clock_holds_still_in_tests(monkeypatch):
-    """``tests/conftest.py``'s ``rate_windows_hold_still`` replaces the ``time`` that
-    django-ratelimit's ``core`` module reads. Should the library stop reading the clock
-    through that name, the fixture would quietly hold nothing, and the tests that count to
-    a limit could again straddle a window's end: this fails first. Moving the held clock
-    two periods on must start a new window (counted from one again)."""
-    from types import SimpleNamespace
+def test_a_burst_across_a_windows_end_gets_no_more_than_the_figure(monkeypatch):
+    """8 in any 10 s: a fixed window lets 8 through at its end and 8 more at the next
+    one's start; a moving window counts the 10 s before each request."""
+    from games import limits
 
-    import django_ratelimit.core
-    from django.test import RequestFactory
+    now = [1_000_000.0]
+    monkeypatch.setattr(limits.time, "time", lambda: now[0])
+    store = limits.LocalWindows()
+    limiter = limits.MovingWindowRateLimiter(store)
+    item = limits.rate("8/10s")
+    now[0] += 9.9
+    assert [limiter.hit(item, "chat", "a") for _ in range(9)] == [True] * 8 + [False]
+    now[0] += 0.2  # a new fixed window would begin here
+    assert not limiter.hit(item, "chat", "a")
+    now[0] += 9.7  # 9.9 s after the eight: still in the window
+    assert not limiter.hit(item, "chat", "a")
+    assert limiter.get_window_stats(item, "chat", "a").remaining == 0
+    now[0] += 0.15  # 10.05 s after them: all eight have left it
+    assert [limiter.hit(item, "chat", "a") for _ in range(9)] == [True] * 8 + [False]
+    assert limiter.hit(item, "chat", "b")  # another key counts apart
 
-    request = RequestFactory().get("/", REMOTE_ADDR=an_address())
-    count = lambda: django_ratelimit.core.get_usage(  # noqa: E731
-        request, group="canary", key="ip", rate="5/m", increment=True
-    )["count"]
-    held = django_ratelimit.core.time.time()
-    assert [count(), count(), count()] == [1, 2, 3]
-    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: held + 120))
-    assert count() == 1
+
+@pytest.mark.services
+def test_on_redis_a_burst_gets_no_more_than_the_figure_in_any_window(settings):
+    """The same with the counts in Redis (real time: a 2 s window)."""
+    import time
+    import uuid
+
+    from games import limits
+
+    key = uuid.uuid4().hex
+    checks = [(key, "3/2s")]
+    started = time.monotonic()
+    assert [limits.wait("bitsite.test", checks, service="test") for _ in range(4)][:3] == [0] * 3
+    assert limits.wait("bitsite.test", checks, service="test") >= 1
+    time.sleep(max(0.0, started + 1.0 - time.monotonic()))  # past a fixed window of 1 s
+    assert limits.wait("bitsite.test", checks, service="test") >= 1
+    time.sleep(max(0.0, started + 2.3 - time.monotonic()))
+    assert limits.wait("bitsite.test", checks, service="test") == 0
+
+
+def test_a_rate_is_read_as_written():
+    from games import limits
+
+    assert limits.rate("8/10s").amount == 8 and limits.rate("8/10s").get_expiry() == 10
+    assert limits.rate("60/m").get_expiry() == 60 and limits.rate("10/h").get_expiry() == 3600
+    assert limits.rate("1/d").get_expiry() == 86400
+    with pytest.raises(ValueError, match="not a rate"):
+        limits.rate("eight a minute")

@@ -116,3 +116,30 @@ def test_each_token_has_its_own_rate(settings):
     assert over.json()["error"] == "rate_limited"
     assert int(over["Retry-After"]) >= 1
     assert second.get("/account").status_code == 200  # another token counts apart
+
+
+def test_bad_tokens_from_one_address_are_throttled_before_any_lookup(settings):
+    """Guessing tokens: past the figure, an address's requests with a token get 429 at
+    once, without a query (a good token from there too, until the window moves on);
+    another address is not affected."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.API_BAD_TOKENS = "5/m"
+    good = token_for(account("ada"), "read")
+    guesser = Api()
+    guesser.client.defaults["REMOTE_ADDR"] = "203.0.113.50"
+    for n in range(5):
+        guesser.headers = {"Authorization": f"Bearer bit_guess{n}"}
+        assert guesser.get("/account").json()["error"] == "bad_token"
+    guesser.headers = {"Authorization": "Bearer bit_guess99"}
+    with CaptureQueriesContext(connection) as queries:
+        refused = guesser.get("/account")
+    assert refused.status_code == 429 and refused.json()["error"] == "rate_limited"
+    assert int(refused["Retry-After"]) >= 1
+    assert len(queries) == 0
+    other = Api(good)
+    other.client.defaults["REMOTE_ADDR"] = "203.0.113.51"
+    assert other.get("/account").status_code == 200
+    guesser.headers = {"Authorization": f"Bearer {good}"}
+    assert guesser.get("/account").status_code == 429

@@ -331,6 +331,26 @@ def test_the_replay_shows_the_spectators_chat_to_all_and_the_players_chat_to_its
     assert "well played" in theirs and "good game" not in theirs
 
 
+def test_one_account_is_limited_on_every_browser_and_address_together(settings):
+    """One account signed in on many browsers, from as many addresses, is one writer."""
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "chat": ("3/m", "100/m")}
+    match, _, _ = make_match()
+    eve = get_user_model().objects.create_user("eve", password=None)
+    browsers = [signed_in(eve) for _ in range(5)]
+    answers = [
+        browser.post(
+            say_url(match, "spectators"), {"text": f"e{n}"}, REMOTE_ADDR=f"198.51.100.{n}", **HX
+        ).status_code
+        for n, browser in enumerate(browsers)
+    ]
+    assert answers == [200, 200, 200, 429, 429]
+    assert Message.objects.count() == 3
+    # Another account, from the same addresses, writes on.
+    cy = signed_in(get_user_model().objects.create_user("cy", password=None))
+    answer = cy.post(say_url(match, "spectators"), {"text": "hi"}, REMOTE_ADDR="198.51.100.1", **HX)
+    assert answer.status_code == 200
+
+
 def test_writing_is_limited_per_browser_and_per_address(settings):
     settings.RATE_LIMITS = {**settings.RATE_LIMITS, "chat": ("3/m", "5/m")}
     match, t1, t2 = make_match()
