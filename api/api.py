@@ -7,12 +7,16 @@ from __future__ import annotations
 import logging
 import re
 
-from django.http import Http404, JsonResponse
+from django.core.exceptions import BadRequest, RequestDataTooBig
+from django.http import Http404, JsonResponse, RawPostDataException
+from django.http.multipartparser import MultiPartParserError
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from api.errors import ApiError, body
+from bitsite.database import RETRY_AFTER, pool_exhausted
 from games.http import refusal_status
 from games.rights import Refused
 from people import challenges as people_challenges
@@ -89,8 +93,33 @@ def _http_error(request, error: HttpError):
     return _respond(request, error.status_code, body(code, str(error)))
 
 
+@api.exception_handler(MultiPartParserError)
+@api.exception_handler(BadRequest)
+def _unreadable(request, error: Exception):
+    """A body that cannot be parsed (a broken multipart form, too many fields...)."""
+    message = _("The request's body could not be read: %(why)s") % {"why": error}
+    return _respond(request, 400, body("invalid_request", message))
+
+
+@api.exception_handler(RawPostDataException)
+def _a_form(request, error: RawPostDataException):
+    """A form's body (read as a form by the site's edge checks, bitsite/edge.py) where an
+    operation reads JSON."""
+    message = _("The API reads a JSON body: send it with Content-Type: application/json.")
+    return _respond(request, 400, body("invalid_request", message))
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request, error: RequestDataTooBig):
+    return _respond(request, 413, body("too_large", _("The request's body is too large.")))
+
+
 @api.exception_handler(Exception)
 def _fault(request, error: Exception):
+    if pool_exhausted(error):  # an overload, not a fault: as the pages (bitsite/database.py)
+        log.warning("503 %s %s: no database connection free in time", request.method, request.path)
+        message = _("The server is busy: try again in a moment.")
+        return _respond(request, 503, body("unavailable", message), retry_after=RETRY_AFTER)
     log.exception("API fault on %s %s", request.method, request.path)
     return _respond(request, 500, body("server_error", "Something went wrong on the server."))
 

@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Every error under /api/ is JSON, whichever layer below made it (api/middleware.py).
+    "api.middleware.JsonErrorsMiddleware",
     "csp.middleware.CSPMiddleware",
     # A NUL anywhere, or an over-long address or field: 400 before anything reads it.
     "bitsite.edge.EdgeMiddleware",

@@ -6,6 +6,7 @@ other requests meanwhile find none, whether their view or a middleware asks firs
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 import urllib.error
@@ -113,6 +114,8 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
                     server.url + "/accounts/logout/", data=b"", headers={"Cookie": signed_in}
                 ),
             }
+            # The API answers JSON, as every error of its own.
+            api = fetch(server.url + "/api/players/ada")
             # A match's socket reads the match: it is closed with "try again later".
             ws_url = server.url.replace("http", "ws", 1) + f"/ws/m/{match.public_id}/"
             socket_code = socket_close_code(ws_url, server.url)
@@ -123,6 +126,10 @@ def test_an_empty_pool_is_a_503_with_retry_after_not_a_500(hooks):
         assert status == 503, (busy.keys(), status, page[:300])
         assert headers["Retry-After"] == str(RETRY_AFTER)
         assert "Too busy for a moment" in page
+    status, headers, answer = api
+    assert status == 503 and headers["Retry-After"] == str(RETRY_AFTER)
+    assert headers["Content-Type"].startswith("application/json")
+    assert json.loads(answer)["error"] == "unavailable"
     assert socket_code == 4503
     assert joined == {"status": 303}  # the join went on once the row was free
     match.refresh_from_db()

@@ -5,6 +5,7 @@ challenge pages do them (people.challenges), with JSON errors naming the problem
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from games.models import Match
 from people.models import Challenge
@@ -194,3 +195,49 @@ def test_a_bots_open_challenge_is_casual(ada_bob):
     assert refused.status_code == 400 and "casual" in refused.json()["message"]
     assert not Match.objects.exists()
     assert api.post("/challenges/open", {"game": "bit-flip"}).status_code == 200
+
+
+BROKEN_BODIES = [
+    (
+        "multipart/form-data; boundary=x",
+        b'--x\r\nContent-Disposition: form-data; name="g"\r\n\r\nb',
+    ),
+    ("multipart/form-data", b"no boundary at all"),
+    ("multipart/form-data; boundary=x", b"--x\r\n\r\n--x--"),
+    ("application/json", b"{not json"),
+    ("application/x-www-form-urlencoded", b"a=%%&b"),
+    ("text/plain", b"\xff\xfe"),
+    ("application/xml", b"<game/>"),
+]
+
+
+@pytest.mark.parametrize(("content_type", "data"), BROKEN_BODIES)
+def test_a_body_of_any_kind_that_cannot_be_read_is_a_json_400(content_type, data):
+    token = token_for(account("ada"))
+    answer = Client().post(
+        "/api/challenges/open",
+        data,
+        content_type=content_type,
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 400, answer.content
+    assert answer["Content-Type"].startswith("application/json")
+    assert answer.json()["error"] == "invalid_request" and answer.json()["message"]
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS"])
+@pytest.mark.parametrize("path", ["/api/account", "/api/players/ada", "/api/challenges/open"])
+def test_a_method_an_address_does_not_take_is_a_json_405_with_allow(method, path):
+    account("ada")
+    answer = Client().generic(method, path)
+    assert answer.status_code == 405
+    assert answer["Content-Type"].startswith("application/json")
+    assert answer.json()["error"] == "method_not_allowed"
+    assert answer["Allow"] and answer["Allow"] in answer.json()["message"]
+
+
+def test_addresses_under_api_that_are_nothing_are_json_404s():
+    for path in ("/api/", "/api/nothing", "/api/games/x/y/z"):
+        answer = Client().get(path)
+        assert answer.status_code == 404, path
+        assert answer.json()["error"] == "not_found", path
