@@ -15,7 +15,8 @@ costs the others as little as possible:
   handshake's work (read, draw, join, send the first board) at once; others wait in
   line, a browser's (with a session cookie) before a cookie-less one's, and past
   ``HANDSHAKE_QUEUE`` waiting a socket is refused at once with 4503 instead of queueing
-  behind a burst.
+  behind a burst; a browser's socket that finds the line full takes the place of the last
+  cookie-less one, which is refused instead (a storm never closes a player's page).
 
 Counts are per process (each daphne process admits its own share): no network, no
 thread hop, nothing that waits.
@@ -93,7 +94,9 @@ class Gate:
             return False
         if self.busy < settings.HANDSHAKES and not self.waiting():
             self.busy += 1
-        elif self.waiting() >= settings.HANDSHAKE_QUEUE:
+        elif self.waiting() >= settings.HANDSHAKE_QUEUE and not (
+            client.has_session and self._turn_away_a_cookieless_one()
+        ):
             return False
         else:
             turn = asyncio.get_running_loop().create_future()
@@ -102,15 +105,19 @@ class Gate:
             if client.capped:
                 _shaking[client.key] += 1
             try:
-                await turn  # handed a turn by ``leave``: ``busy`` already counts it
+                # True: handed a turn by ``leave`` (``busy`` already counts it); False:
+                # turned away from the line for a browser's socket.
+                granted = await turn
             except asyncio.CancelledError:
                 if turn in line:
                     line.remove(turn)
-                elif turn.done() and not turn.cancelled():
+                elif turn.done() and not turn.cancelled() and turn.result():
                     self._pass_on()  # it was handed a turn as it was cancelled
                 self._forget(client)
                 raise
-            return True
+            if not granted:
+                self._forget(client)
+            return granted
         if client.capped:
             _shaking[client.key] += 1
         return True
@@ -125,6 +132,23 @@ class Gate:
             if _shaking[client.key] <= 0:
                 del _shaking[client.key]
 
+    def _turn_away_a_cookieless_one(self) -> bool:
+        """The line is full and a browser (a session cookie: a player, a spectator who
+        came back) asks: the cookie-less socket that came last gives it its place, and is
+        refused as it would have been had it come after (a storm of sockets without a
+        cookie never closes a player's page). False if none waits."""
+        line = self.lines[False]
+        while line:
+            turn = line.pop()
+            if turn.done():
+                continue
+            try:
+                turn.set_result(False)
+            except RuntimeError:  # its event loop is gone (a test's)
+                continue
+            return True
+        return False
+
     def _pass_on(self) -> None:
         """A turn ends: hand it to the next in line (a browser's first), or free it."""
         for line in (self.lines[True], self.lines[False]):
@@ -133,7 +157,7 @@ class Gate:
                 if turn.done():
                     continue
                 try:
-                    turn.set_result(None)
+                    turn.set_result(True)
                 except RuntimeError:  # its event loop is gone (a test's)
                     continue
                 return

@@ -191,6 +191,35 @@ async def test_a_full_line_of_handshakes_is_refused_at_once_and_the_rest_served(
     assert admission.gate.busy == 0 and admission.gate.waiting() == 0
 
 
+async def test_a_browsers_socket_finding_the_line_full_takes_a_cookieless_ones_place(
+    settings, monkeypatch
+):
+    """A storm of cookie-less sockets fills the line: a player's own page still opens, and
+    the storm's last socket is the one refused."""
+    settings.HANDSHAKES, settings.HANDSHAKE_QUEUE = 1, 2
+    match, t1, _ = await database_sync_to_async(make_match)("bit-flip")
+    stall = Stall(monkeypatch, "admit")
+    addresses = iter(f"198.51.100.{n}" for n in range(1, 10))
+    first = socket(f"/ws/m/{match.public_id}/", address=next(addresses))
+    await first.send_input({"type": "websocket.connect"})
+    await until(lambda: stall.reached == 1)
+    storm = [socket(f"/ws/m/{match.public_id}/", address=next(addresses)) for _ in range(2)]
+    for page in storm:
+        await page.send_input({"type": "websocket.connect"})
+    await until(lambda: admission.gate.waiting() == 2)
+    player = socket(f"/ws/m/{match.public_id}/", cookie=await session_cookie(t1))
+    await player.send_input({"type": "websocket.connect"})
+    # The storm's last socket is turned away at once (accepted, then closed with why).
+    assert (await storm[1].receive_output(timeout=10))["type"] == "websocket.accept"
+    turned_away = await storm[1].receive_output(timeout=10)
+    assert turned_away == {"type": "websocket.close", "code": CLOSE_TRY_LATER}
+    stall.release.set()
+    for page in (first, player, storm[0]):
+        assert (await page.receive_output(timeout=10))["type"] == "websocket.accept"
+        assert 'id="board"' in await page.receive_from(timeout=10)
+    assert admission.gate.busy == 0 and admission.gate.waiting() == 0
+
+
 async def test_a_browser_waits_before_a_cookieless_socket(settings, monkeypatch):
     settings.HANDSHAKES = 1
     match, _, t2 = await database_sync_to_async(make_match)("bit-flip")
