@@ -1,21 +1,17 @@
-"""Every match can end, in the browser: a draw agreed between two people, clocks that tick
-on every page and flag, and a claim once the opponent has gone."""
+"""Every match can end, in the browser: a draw agreed between two people, and a claim once
+the opponent has gone. (Clocks that tick on every page and flag: tests/browser/test_clocks.py,
+whose clocked game runs to its flag.)"""
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from games.models import Match
 from tests.browser.helpers import (
     create_match,
     join,
-    move_button,
     status,
-    wait_for_ply,
     wait_for_socket,
 )
 
@@ -42,42 +38,6 @@ def test_a_draw_offered_and_accepted_between_two_browsers(live_server_url, new_p
     assert Match.objects.get().ending == "agreement"
     for page in (ada, bob, eve):
         assert page.console_errors == []
-
-
-def clock_of(page, player: int):
-    return page.locator(f".player[data-player='{player}'] .clock")
-
-
-def test_clocks_tick_on_every_page_and_a_flag_ends_the_game(live_server_url, new_page, artifacts):
-    ada, bob, eve = new_page(), new_page(), new_page()
-    url = create_match(ada, live_server_url, "last-bit-standing", name="Ada", clock="1+1")
-    join(bob, url, name="Bob")
-    eve.goto(url)
-    for page in (ada, bob, eve):
-        wait_for_socket(page)
-        expect(clock_of(page, 1)).to_have_text("1:00")
-    expect(ada.locator("#time-control")).to_contain_text("Clock: 1+1")
-    move_button(ada, "last-bit-standing", "0").click()
-    wait_for_ply(bob, 1)
-    move_button(bob, "last-bit-standing", "1").click()
-    for page in (ada, bob, eve):
-        wait_for_ply(page, 2)
-    # Both first moves made: Ada's clock runs, on her page, Bob's and the spectator's.
-    for page in (ada, bob, eve):
-        expect(clock_of(page, 1)).to_have_text(re.compile(r"^0:5\d$"), timeout=5000)
-        expect(clock_of(page, 2)).to_have_text("1:00")  # Bob's first move was free
-    ada.screenshot(path=str(artifacts / "clocks.png"), full_page=True)
-    # Ada's time made tiny (through the ORM): her page counts it down and asks at zero.
-    Match.objects.filter(public_id=url.rstrip("/").rsplit("/", 1)[1]).update(
-        seat1_ms=2500, turn_started_at=timezone.now()
-    )
-    ada.reload()
-    wait_for_socket(ada)
-    expect(status(ada)).to_contain_text("You lose", timeout=10000)
-    expect(ada.locator("#result")).to_have_text("Player 1 (Ada) ran out of time.")
-    expect(status(bob)).to_have_text("You win!")
-    expect(status(eve)).to_contain_text("Player 2 (Bob) wins")
-    assert Match.objects.get().ending == "time"
 
 
 @pytest.fixture
