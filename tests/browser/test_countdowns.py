@@ -62,11 +62,17 @@ def slow_claims(transactional_db, servers):
     return servers(BITSITE_ABANDON_SECONDS="9")
 
 
-@pytest.mark.parametrize("width", [1100, 360])
-def test_the_claim_panel_says_the_real_wait_and_enables_itself(
-    slow_claims, new_page, artifacts, width
-):
-    ada, bob = new_page(viewport={"width": width, "height": 900}), new_page()
+WIDTHS = (1100, 360)
+
+
+def at_width(pages, width: int) -> None:
+    for page in pages:
+        page.set_viewport_size({"width": width, "height": 900})
+
+
+def test_the_claim_panel_says_the_real_wait_and_enables_itself(slow_claims, new_page, artifacts):
+    """Ada's page looked at at 1100 and at 360 px at each step of one wait."""
+    ada, bob = new_page(), new_page()
     url = create_match(ada, slow_claims.url, "bit-flip", name="Ada")
     join(bob, url, name="Bob")
     for page in (ada, bob):
@@ -74,14 +80,23 @@ def test_the_claim_panel_says_the_real_wait_and_enables_itself(
     bob.close()
     claim = ada.locator("#claim")
     expect(claim).to_be_visible(timeout=15_000)
-    expect(claim).to_contain_text("Once they have been away for 9 seconds, you may end the game")
+    for width in WIDTHS:
+        at_width((ada,), width)
+        expect(claim).to_be_visible()
+        expect(claim).to_contain_text(
+            "Once they have been away for 9 seconds, you may end the game"
+        )
     win = ada.get_by_role("button", name="Claim the win")
-    if win.is_disabled():  # a busy machine may show the panel late: then it is enabled
-        expect(claim).to_contain_text(re.compile(r"\(in [1-5] s\)"))
-        ada.screenshot(path=str(artifacts / f"claim-countdown-{width}.png"), full_page=True)
+    for width in WIDTHS:
+        at_width((ada,), width)
+        if win.is_disabled():  # a busy machine may show the panel late: then it is enabled
+            expect(claim).to_contain_text(re.compile(r"\(in [1-5] s\)"))
+            ada.screenshot(path=str(artifacts / f"claim-countdown-{width}.png"), full_page=True)
     expect(win).to_be_enabled(timeout=15_000)
-    expect(claim.locator("[data-wait-text]")).to_be_hidden()
-    assert ada.evaluate("document.documentElement.scrollWidth") <= width
+    for width in WIDTHS:
+        at_width((ada,), width)
+        expect(claim.locator("[data-wait-text]")).to_be_hidden()
+        assert ada.evaluate("document.documentElement.scrollWidth") <= width
     win.click()
     expect(status(ada)).to_have_text("You win!")
     assert Match.objects.get().ending == "abandoned"
@@ -116,29 +131,35 @@ def test_abort_counts_down_then_enables_itself(quick_aborts, new_page, artifacts
     assert Match.objects.get().ended_by == 2
 
 
-@pytest.mark.parametrize("width", [1100, 360])
 def test_the_server_aborts_a_first_move_that_never_came_on_every_page(
-    quick_aborts, new_page, artifacts, width
+    quick_aborts, new_page, artifacts
 ):
-    viewport = {"width": width, "height": 900}
-    ada, bob, eve = (new_page(viewport=viewport) for _ in range(3))
+    """One wait for the server's abort; every page looked at at 1100 and at 360 px before
+    and after it."""
+    ada, bob, eve = new_page(), new_page(), new_page()
     url = create_match(ada, quick_aborts.url, "last-bit-standing", name="Ada", clock="1+1")
     join(bob, url, name="Bob")
     eve.goto(url)
     for page in (ada, bob, eve):
         wait_for_socket(page)
-    expect(eve.locator("#first-move")).to_contain_text(
-        re.compile(r"Player 1 \(Ada\) has \d s to make a first move, or the game is aborted")
-    )
-    eve.screenshot(path=str(artifacts / f"first-move-{width}.png"), full_page=True)
+    for width in WIDTHS:
+        at_width((eve,), width)
+        expect(eve.locator("#first-move")).to_contain_text(
+            re.compile(r"Player 1 \(Ada\) has \d s to make a first move, or the game is aborted")
+        )
+        eve.screenshot(path=str(artifacts / f"first-move-{width}.png"), full_page=True)
     for page in (ada, bob, eve):  # nobody presses anything
         expect(status(page)).to_have_text("Aborted: no result", timeout=20_000)
-        expect(page.locator("#result")).to_have_text(
-            "Aborted: a first move did not come in time, so the game has no result."
-        )
-        expect(page.locator("#first-move")).to_have_count(0)
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-    ada.screenshot(path=str(artifacts / f"aborted-{width}.png"), full_page=True)
+    for width in WIDTHS:
+        at_width((ada, bob, eve), width)
+        for page in (ada, bob, eve):
+            expect(status(page)).to_have_text("Aborted: no result")
+            expect(page.locator("#result")).to_have_text(
+                "Aborted: a first move did not come in time, so the game has no result."
+            )
+            expect(page.locator("#first-move")).to_have_count(0)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+        ada.screenshot(path=str(artifacts / f"aborted-{width}.png"), full_page=True)
     ended = Match.objects.get()
     assert (ended.ending, ended.winner, ended.ended_by) == ("aborted", None, None)
 
@@ -153,7 +174,7 @@ def test_without_javascript_abort_says_when_it_may_be_pressed(quick_aborts, new_
     expect(ada.locator("#first-move")).to_contain_text("s to make a first move")
 
 
-@pytest.mark.parametrize("daphne", [{"BITSITE_ABORT_SECONDS": "5"}], indirect=True)
+@pytest.mark.parametrize("daphne", [{"BITSITE_ABORT_SECONDS": "4"}], indirect=True)
 def test_the_servers_abort_survives_a_restart(daphne, new_page):
     ada, bob = new_page(), new_page()
     url = create_match(ada, daphne.url, "last-bit-standing", name="Ada", clock="1+1")
@@ -167,14 +188,11 @@ def test_the_servers_abort_survives_a_restart(daphne, new_page):
     assert Match.objects.get().ending == "aborted"
 
 
-@pytest.mark.parametrize("width", [360, 1100])
-def test_resigning_before_both_moved_aborts_the_game_on_every_page(
-    live_server_url, new_page, width
-):
+def test_resigning_before_both_moved_aborts_the_game_on_every_page(live_server_url, new_page):
     """Issue 22: a game in which a player has not moved counts for nothing. Resign says so
-    before it is pressed, and every page shows an aborted game, with no winner."""
-    viewport = {"width": width, "height": 800}
-    ada, bob, eve = (new_page(viewport=viewport) for _ in range(3))
+    before it is pressed, and every page shows an aborted game, with no winner (looked at
+    at 360 and at 1100 px)."""
+    ada, bob, eve = (new_page(viewport={"width": 360, "height": 800}) for _ in range(3))
     url = create_match(ada, live_server_url, "bit-flip", name="Ada")
     join(bob, url, name="Bob")
     eve.goto(url)
@@ -190,11 +208,13 @@ def test_resigning_before_both_moved_aborts_the_game_on_every_page(
 
     bob.once("dialog", answer)
     bob.get_by_role("button", name="Resign").click()
-    for page in (ada, bob, eve):
-        expect(page.locator("#result")).to_have_text(
-            "Aborted by Player 2 (Bob) before both players had moved: no result."
-        )
-        expect(status(page)).to_have_text("Aborted: no result")
+    for width in (360, 1100):
+        for page in (ada, bob, eve):
+            page.set_viewport_size({"width": width, "height": 800})
+            expect(page.locator("#result")).to_have_text(
+                "Aborted by Player 2 (Bob) before both players had moved: no result."
+            )
+            expect(status(page)).to_have_text("Aborted: no result")
     assert asked == [
         "Leave this game? A player has not moved yet, so it is aborted, with no result."
     ]
