@@ -30,6 +30,14 @@ COMPUTER = re.compile(r"/m/[\w-]+/computer$")
 DECLINES = re.compile(r"The computer declines: .* can still force a win\.")
 LONG_NAME = "W" * 40  # one unbroken 40-character name: the worst case for layout
 NO_SIDEWAYS_SCROLL = "document.documentElement.scrollWidth <= innerWidth"
+# Narrow first: the first offer and its answer are pressed at 360 px, the second at 1100.
+WIDTHS = (360, 1100)
+
+
+def at_width(pages, width: int) -> None:
+    for page in pages:
+        page.set_viewport_size({"width": width, "height": 800})
+
 
 # Counts, in the page, the socket's boards as they arrive (before htmx handles them: a
 # stale one is counted and dropped), and the notices put into #notice.
@@ -137,32 +145,34 @@ def test_a_refusal_stays_while_the_opponent_acts(live_server_url, new_page):
     assert bob.console_errors == []
 
 
-@pytest.mark.parametrize("width", [1100, 360])
 def test_a_declined_offer_is_told_to_the_offerer_until_she_acts(
-    width, live_server_url, new_page, artifacts
+    live_server_url, new_page, artifacts
 ):
-    viewport = {"width": width, "height": 800}
-    ada, bob, eve = new_page(viewport), new_page(viewport), new_page(viewport)
-    bobs_name = LONG_NAME if width == 360 else "Bob"
+    """Bob's name is 40 unbroken characters; every page is looked at at 360 and at 1100 px
+    at each step."""
+    ada, bob, eve = (new_page({"width": 360, "height": 800}) for _ in range(3))
+    pages = (ada, bob, eve)
     url = create_match(ada, live_server_url, "last-bit-standing", name="Ada")
-    join(bob, url, name=bobs_name)
+    join(bob, url, name=LONG_NAME)
     eve.goto(url)
-    for page in (ada, bob, eve):
+    for page in pages:
         wait_for_socket(page)
     notice = ada.locator("#notice")
     play(ada, "last-bit-standing", "0")
     # Declined by an answer.
     ada.get_by_role("button", name="Offer a draw").click()
     bob.get_by_role("button", name="Decline").click()
-    declined = f"Player 2 ({bobs_name}) declines your draw offer."
+    declined = f"Player 2 ({LONG_NAME}) declines your draw offer."
     expect(notice).to_have_text(declined)
     expect(ada.locator("#draw-offer")).to_have_count(0)
     # It stays while the opponent moves (the board moves on), and is read at her move.
     play(bob, "last-bit-standing", "1")
     wait_for_ply(ada, 2)
-    expect(notice).to_have_text(declined)
-    assert ada.evaluate(NO_SIDEWAYS_SCROLL)
-    ada.screenshot(path=str(artifacts / f"notice-declined-{width}.png"), full_page=True)
+    for width in WIDTHS:
+        at_width(pages, width)
+        expect(notice).to_have_text(declined)
+        assert ada.evaluate(NO_SIDEWAYS_SCROLL)
+        ada.screenshot(path=str(artifacts / f"notice-declined-{width}.png"), full_page=True)
     play(ada, "last-bit-standing", "1")
     expect(notice).to_be_empty()
     # Declined by a move.
@@ -170,12 +180,16 @@ def test_a_declined_offer_is_told_to_the_offerer_until_she_acts(
     expect(bob.locator("#draw-offer")).to_be_visible()
     play(bob, "last-bit-standing", "0")
     wait_for_ply(ada, 4)
-    expect(notice).to_have_text(f"Player 2 ({bobs_name}) played on: your draw offer is declined.")
-    assert ada.evaluate(NO_SIDEWAYS_SCROLL)
-    # Told to the offerer only.
-    for page in (bob, eve):
-        expect(page.locator("#notice")).to_be_empty()
-    for page in (ada, bob, eve):
+    for width in WIDTHS:
+        at_width(pages, width)
+        expect(notice).to_have_text(
+            f"Player 2 ({LONG_NAME}) played on: your draw offer is declined."
+        )
+        assert ada.evaluate(NO_SIDEWAYS_SCROLL)
+        # Told to the offerer only.
+        for page in (bob, eve):
+            expect(page.locator("#notice")).to_be_empty()
+    for page in pages:
         assert page.console_errors == []
 
 
