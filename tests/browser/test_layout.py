@@ -89,7 +89,9 @@ def test_a_40_character_name_never_scrolls_the_draw_offer_or_the_watch_page_side
         cut_short(page, "#draw-offer .name")
         assert not page.evaluate(SIDEWAYS)
     shots(eve, artifacts / "layout-draw-offer-360.png")
-    watcher = new_page(viewport=NARROW)
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
+    watcher = eve  # on to the watch page
     watcher.goto(live_server_url + "/watch/")
     card = watcher.locator("#watch-list li")
     expect(card).to_have_count(1)
@@ -97,45 +99,48 @@ def test_a_40_character_name_never_scrolls_the_draw_offer_or_the_watch_page_side
     expect(card.locator(".watch-players .name").first).to_have_attribute("title", LONG)
     assert not watcher.evaluate(SIDEWAYS)
     shots(watcher, artifacts / "layout-watch-360.png")
-    for page in (ada, bob, eve, watcher):
-        assert page.console_errors == []
+    assert watcher.console_errors == []
 
 
-@pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360", "1100"])
-def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(
-    viewport, live_server_url, new_page
-):
-    page = new_page(viewport=viewport)
+def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(live_server_url, new_page):
+    """At 360 px, then on the same page at 1100 px."""
+    page = new_page(viewport=NARROW)
     create_match(
         page, live_server_url, "bit-flip", opponent="hotseat", name=LONG, opponent_name="Bob"
     )
     selector = "[data-player='1'] .name"
     name = page.locator(selector)
-    expect(name).to_have_attribute("title", LONG)
-    cut_short(page, selector)
-    expect(page.locator("[data-player='2']")).to_contain_text("Player 2 (Bob)")
-    expect(page.locator("[data-player='2'] .name")).to_have_count(0)  # short: plain text
-    whole_when(page, selector, ":focus", name.focus)  # for the keyboard
-    page.evaluate("s => document.querySelector(s).blur()", selector)
-    cut_short(page, selector)
-    whole_when(page, selector, ":hover", name.hover)
-    assert not page.evaluate(SIDEWAYS)
+    for viewport in (NARROW, WIDE):
+        page.set_viewport_size(viewport)
+        page.mouse.move(0, 0)  # off the name: no hover left from the other width
+        expect(name).to_have_attribute("title", LONG)
+        cut_short(page, selector)
+        expect(page.locator("[data-player='2']")).to_contain_text("Player 2 (Bob)")
+        expect(page.locator("[data-player='2'] .name")).to_have_count(0)  # short: plain text
+        whole_when(page, selector, ":focus", name.focus)  # for the keyboard
+        page.evaluate("s => document.querySelector(s).blur()", selector)
+        cut_short(page, selector)
+        whole_when(page, selector, ":hover", name.hover)
+        assert not page.evaluate(SIDEWAYS)
 
 
 # ---- the header ------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-@pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360", "1100"])
 def test_the_header_leads_to_play_watch_tournaments_learn_and_leaderboards(
-    viewport, javascript, live_server_url, new_page
+    javascript, live_server_url, new_page
 ):
-    page = new_page(viewport=viewport, java_script_enabled=javascript)
+    """Each page is looked at at 1100 and at 360 px; each link is pressed at 360 px, after
+    Playwright's checks for a click (visible, steady, not covered) at both widths."""
+    page = new_page(viewport=NARROW, java_script_enabled=javascript)
     page.goto(live_server_url + "/")
     nav = page.get_by_role("navigation", name="Site")
-    expect(nav.get_by_role("link")).to_have_text(
-        ["Play", "Watch", "Tournaments", "Learn", "Leaderboards"]
-    )
+    for viewport in (WIDE, NARROW):
+        page.set_viewport_size(viewport)
+        expect(nav.get_by_role("link")).to_have_text(
+            ["Play", "Watch", "Tournaments", "Learn", "Leaderboards"]
+        )
     for name, path, shown in [
         ("Watch", "/watch/", "#watch-list"),
         ("Tournaments", "/tournaments/", "#running-title"),
@@ -143,14 +148,18 @@ def test_the_header_leads_to_play_watch_tournaments_learn_and_leaderboards(
         ("Leaderboards", "/leaderboards/", "#leaderboards"),
         ("Play", "/", "#challenge-list"),
     ]:
-        nav.get_by_role("link", name=name, exact=True).click()
+        link = nav.get_by_role("link", name=name, exact=True)
+        for viewport in (WIDE, NARROW):
+            page.set_viewport_size(viewport)
+            link.click(trial=True)
+        link.click()
         page.wait_for_url(live_server_url + path)
-        expect(page.locator(shown)).to_be_attached()
-        expect(nav.get_by_role("link", name=name, exact=True)).to_have_attribute(
-            "aria-current", "page"
-        )
-        expect(nav.locator("[aria-current]")).to_have_count(1)
-        assert not page.evaluate(SIDEWAYS), path
+        for viewport in (WIDE, NARROW):
+            page.set_viewport_size(viewport)
+            expect(page.locator(shown)).to_be_attached()
+            expect(link).to_have_attribute("aria-current", "page")
+            expect(nav.locator("[aria-current]")).to_have_count(1)
+            assert not page.evaluate(SIDEWAYS), (path, viewport)
     expect(page.locator("#learn-games")).to_have_count(0)
 
 
@@ -263,29 +272,29 @@ AS_PLAYER = [
 ]
 
 
-@pytest.mark.parametrize(("slug", "options", "tiles", "count"), AS_PLAYER)
-def test_a_players_board_is_one_row_at_360_px(
-    slug, options, tiles, count, live_server_url, new_page, artifacts
-):
+def test_a_players_board_is_one_row_at_360_px(live_server_url, new_page, artifacts):
+    """A match of each, one after another on one page; at 1100 px too."""
     page = new_page(viewport=NARROW)
-    create_match(
-        page,
-        live_server_url,
-        slug,
-        opponent="hotseat",
-        options=options,
-        name=LONG,
-        opponent_name="Bob",
-    )
-    wait_for_socket(page)
-    one_row(page, f"#board {tiles}", count)
-    moves, _ = SCRIPTS[slug]
-    move_button(page, slug, moves[0]).click()
-    wait_for_ply(page, 1)
-    one_row(page, f"#board {tiles}", count)
-    shots(page, artifacts / f"layout-{slug}-360.png")
-    page.set_viewport_size(WIDE)
-    one_row(page, f"#board {tiles}", count)
+    for slug, options, tiles, count in AS_PLAYER:
+        page.set_viewport_size(NARROW)
+        create_match(
+            page,
+            live_server_url,
+            slug,
+            opponent="hotseat",
+            options=options,
+            name=LONG,
+            opponent_name="Bob",
+        )
+        wait_for_socket(page)
+        one_row(page, f"#board {tiles}", count)
+        moves, _ = SCRIPTS[slug]
+        move_button(page, slug, moves[0]).click()
+        wait_for_ply(page, 1)
+        one_row(page, f"#board {tiles}", count)
+        shots(page, artifacts / f"layout-{slug}-360.png")
+        page.set_viewport_size(WIDE)
+        one_row(page, f"#board {tiles}", count)
     assert page.console_errors == []
 
 
@@ -297,26 +306,26 @@ AS_SPECTATOR = [
 ]
 
 
-@pytest.mark.parametrize(("slug", "options", "moves", "count"), AS_SPECTATOR)
-def test_a_sequence_is_one_row_of_tiles_at_360_px(
-    slug, options, moves, count, live_server_url, new_page, artifacts
-):
-    match = _played_by_the_book(slug, options, moves)
+def test_a_sequence_is_one_row_of_tiles_at_360_px(live_server_url, new_page, artifacts):
+    """Each match watched in turn on one page; at 1100 px too."""
     page = new_page(viewport=NARROW)
-    page.goto(live_server_url + match.get_absolute_url())
-    wait_for_socket(page)
-    tiles = page.locator("#board #binary > .bit")
-    one_row(page, "#board #binary > .bit", count)
-    expect(tiles.last).to_have_class(re.compile(r"\blast\b"))  # the last move, marked
-    binary = match.current.binary if slug == "last-bit-standing" else match.current.bits
-    label = page.locator("#binary").get_attribute("aria-label")
-    assert label.endswith(binary), label
-    if len(moves) > count:
-        expect(tiles.first).to_have_text("…")
-        expect(page.locator(".facts")).to_contain_text(binary)  # the whole number, in words
-    shots(page, artifacts / f"layout-{slug}-{len(moves)}-360.png")
-    page.set_viewport_size(WIDE)
-    one_row(page, "#board #binary > .bit", count)
+    for slug, options, moves, count in AS_SPECTATOR:
+        match = _played_by_the_book(slug, options, moves)
+        page.set_viewport_size(NARROW)
+        page.goto(live_server_url + match.get_absolute_url())
+        wait_for_socket(page)
+        tiles = page.locator("#board #binary > .bit")
+        one_row(page, "#board #binary > .bit", count)
+        expect(tiles.last).to_have_class(re.compile(r"\blast\b"))  # the last move, marked
+        binary = match.current.binary if slug == "last-bit-standing" else match.current.bits
+        label = page.locator("#binary").get_attribute("aria-label")
+        assert label.endswith(binary), label
+        if len(moves) > count:
+            expect(tiles.first).to_have_text("…")
+            expect(page.locator(".facts")).to_contain_text(binary)  # the whole number, in words
+        shots(page, artifacts / f"layout-{slug}-{len(moves)}-360.png")
+        page.set_viewport_size(WIDE)
+        one_row(page, "#board #binary > .bit", count)
     assert page.console_errors == []
 
 
