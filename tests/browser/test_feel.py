@@ -35,54 +35,57 @@ def focus_in_board(page) -> bool:
     return page.evaluate(FOCUS_IN_BOARD)
 
 
-def moves_made():
-    return list(Match.objects.get().moves.values_list("text", flat=True))
+def moves_made(page):
+    """The moves of the match ``page`` shows."""
+    public_id = re.search(r"/m/([\w-]+)/", page.url).group(1)
+    return list(Match.objects.get(public_id=public_id).moves.values_list("text", flat=True))
 
 
-@pytest.mark.parametrize("slug", list(SCRIPTS))
-def test_focus_stays_on_the_board_after_a_click_and_after_a_push(live_server_url, new_page, slug):
-    moves, _ = SCRIPTS[slug]
+def test_focus_stays_on_the_board_after_a_click_and_after_a_push(live_server_url, new_page):
+    """In a match of each game, the same two people."""
     ada, bob = new_page(), new_page()
-    url = create_match(ada, live_server_url, slug, name="Ada")
-    join(bob, url, name="Bob")
-    wait_for_socket(ada)
-    wait_for_socket(bob)
-    play(ada, slug, moves[0])
-    assert focus_in_board(ada)
-    wait_for_ply(bob, 1)
-    play(bob, slug, moves[1])  # pushed to Ada, whose focus was on her board
-    wait_for_ply(ada, 2)
-    assert focus_in_board(ada)
-    assert focus_in_board(bob)
-    # Her turn again: a move key works straight away (the board has the focus).
-    expect(ada.locator("#board button[name=move]").first).to_be_visible()
+    for slug, (moves, _) in SCRIPTS.items():
+        url = create_match(ada, live_server_url, slug, name="Ada")
+        join(bob, url, name="Bob")
+        wait_for_socket(ada)
+        wait_for_socket(bob)
+        play(ada, slug, moves[0])
+        assert focus_in_board(ada), slug
+        wait_for_ply(bob, 1)
+        play(bob, slug, moves[1])  # pushed to Ada, whose focus was on her board
+        wait_for_ply(ada, 2)
+        assert focus_in_board(ada), slug
+        assert focus_in_board(bob), slug
+        # Her turn again: a move key works straight away (the board has the focus).
+        expect(ada.locator("#board button[name=move]").first).to_be_visible()
     assert ada.console_errors == [] and bob.console_errors == []
 
 
-@pytest.mark.parametrize(
-    ("slug", "keys", "move"),
-    [
-        ("last-bit-standing", ["1"], "1"),
-        ("bitwise-battle", ["1"], "1"),
-        ("last-digit-standing", ["7"], "7"),
-        ("last-digit-standing", ["1", "2"], "12"),  # two digits make one number
-    ],
-)
-def test_move_keys(live_server_url, new_page, slug, keys, move):
-    """Depends on data-key on the move buttons (the helpers' contract)."""
+MOVE_KEYS = [
+    ("last-bit-standing", ["1"], "1"),
+    ("bitwise-battle", ["1"], "1"),
+    ("last-digit-standing", ["7"], "7"),
+    ("last-digit-standing", ["1", "2"], "12"),  # two digits make one number
+]
+
+
+def test_move_keys(live_server_url, new_page):
+    """Depends on data-key on the move buttons (the helpers' contract). A match for each
+    case, one after another on one page."""
     page = new_page()
-    options = {"highest": 12} if move == "12" else None
-    create_match(page, live_server_url, slug, opponent="hotseat", options=options)
-    wait_for_socket(page)
-    for key in keys:
-        page.keyboard.press(key)
-    wait_for_ply(page, 1)
-    assert moves_made() == [move]
-    assert focus_in_board(page)
-    if slug == "last-digit-standing" and move == "7":  # "1" waits for a second digit, then plays 1
-        page.keyboard.press("1")
-        wait_for_ply(page, 2)
-        assert moves_made() == ["7", "1"]
+    for slug, keys, move in MOVE_KEYS:
+        options = {"highest": 12} if move == "12" else None
+        create_match(page, live_server_url, slug, opponent="hotseat", options=options)
+        wait_for_socket(page)
+        for key in keys:
+            page.keyboard.press(key)
+        wait_for_ply(page, 1)
+        assert moves_made(page) == [move]
+        assert focus_in_board(page)
+        if slug == "last-digit-standing" and move == "7":  # "1" waits for a second digit
+            page.keyboard.press("1")
+            wait_for_ply(page, 2)
+            assert moves_made(page) == ["7", "1"]
 
 
 def test_bit_flip_number_keys_and_a_key_for_pairs(live_server_url, new_page):
@@ -103,41 +106,42 @@ def test_bit_flip_number_keys_and_a_key_for_pairs(live_server_url, new_page):
     wait_for_ply(page, 3)
     page.keyboard.press("7")
     wait_for_ply(page, 4)
-    assert moves_made() == ["10", "12", "3 4", "7"]
+    assert moves_made(page) == ["10", "12", "3 4", "7"]
     assert focus_in_board(page)
     page.keyboard.press("?")
     expect(page.locator("#keys-game")).to_contain_text("p, then a bit's key")
     assert page.console_errors == []
 
 
-@pytest.mark.parametrize("slug", ["bit-flip", "bit-flip-divisor"])
-def test_arrows_and_enter_pick_a_bit(live_server_url, new_page, slug):
+def test_arrows_and_enter_pick_a_bit(live_server_url, new_page):
+    """A match of each game with bits, one after another on one page."""
     page = new_page()
-    create_match(page, live_server_url, slug, opponent="hotseat")
-    wait_for_socket(page)
-    # Keys typed into a text box stay there.
-    open_typed(page)
-    page.focus("#typed-move")
-    page.keyboard.press("ArrowLeft")
-    page.keyboard.press("1")
-    expect(page.locator("#typed-move")).to_have_value("1")
-    page.fill("#typed-move", "")
-    assert board_ply(page) == 0
-    move_button(page, slug, "3").click()
-    wait_for_ply(page, 1)
-    # Bit 3 is gone from the moves: the focus went to the board's first move, bit 1.
-    assert page.evaluate("document.activeElement.value") == "1"
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowLeft")
-    assert page.evaluate("document.activeElement.value") == "2"
-    page.keyboard.press("End")
-    page.keyboard.press("Home")
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    wait_for_ply(page, 2)
-    assert moves_made() == ["3", "2"]
-    assert focus_in_board(page)
+    for slug in ("bit-flip", "bit-flip-divisor"):
+        create_match(page, live_server_url, slug, opponent="hotseat")
+        wait_for_socket(page)
+        # Keys typed into a text box stay there.
+        open_typed(page)
+        page.focus("#typed-move")
+        page.keyboard.press("ArrowLeft")
+        page.keyboard.press("1")
+        expect(page.locator("#typed-move")).to_have_value("1")
+        page.fill("#typed-move", "")
+        assert board_ply(page) == 0
+        move_button(page, slug, "3").click()
+        wait_for_ply(page, 1)
+        # Bit 3 is gone from the moves: the focus went to the board's first move, bit 1.
+        assert page.evaluate("document.activeElement.value") == "1"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        assert page.evaluate("document.activeElement.value") == "2"
+        page.keyboard.press("End")
+        page.keyboard.press("Home")
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        wait_for_ply(page, 2)
+        assert moves_made(page) == ["3", "2"]
+        assert focus_in_board(page)
 
 
 def test_the_keys_list(live_server_url, new_page):
@@ -162,7 +166,10 @@ def test_the_keys_list(live_server_url, new_page):
 
 
 def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
-    """.last and data-last-move come from helper "present"'s board markup."""
+    """.last and data-last-move come from helper "present"'s board markup. Issue 22: muted,
+    the button still read "Mute (m)"; its label now says what pressing it does (a label
+    that changes carries no aria-pressed). Muted by "m" and by the button, each remembered
+    across a reload."""
     slug = "bit-flip"
     page = new_page()
     create_match(page, live_server_url, slug, opponent="hotseat")
@@ -184,16 +191,9 @@ def test_the_last_move_is_shown_heard_and_muted(live_server_url, new_page):
     wait_for_socket(page)
     play(page, slug, "5")
     assert page.locator("html").get_attribute("data-sounds") is None
-    page.locator("#mute").click()
+    page.get_by_role("button", name="Unmute (m)", exact=True).click()
     expect(page.locator("#mute")).to_have_text("Mute (m)")
-    assert page.console_errors == []
-
-
-def test_mute_says_what_pressing_it_does_and_is_remembered(live_server_url, new_page):
-    """Issue 22: muted, the button still read "Mute (m)"; its label now says what pressing
-    it does (a label that changes carries no aria-pressed)."""
-    page = new_page()
-    create_match(page, live_server_url, "last-digit-standing", opponent="hotseat")
+    # The button mutes too, says what pressing it does now, and is remembered.
     page.get_by_role("button", name="Mute (m)", exact=True).click()
     unmute = page.get_by_role("button", name="Unmute (m)", exact=True)
     expect(unmute).to_be_visible()
@@ -201,6 +201,7 @@ def test_mute_says_what_pressing_it_does_and_is_remembered(live_server_url, new_
     page.reload()
     page.get_by_role("button", name="Unmute (m)", exact=True).click()
     expect(page.get_by_role("button", name="Mute (m)", exact=True)).to_be_visible()
+    assert page.console_errors == []
 
 
 def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
@@ -218,27 +219,30 @@ def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
     assert newest.evaluate("el => getComputedStyle(el).animationName") == "glow"
 
 
-@pytest.mark.parametrize("slug", list(SCRIPTS))
-def test_360_px_with_long_names_does_not_scroll_sideways(
-    live_server_url, new_page, slug, artifacts
-):
-    moves, _ = SCRIPTS[slug]
+def test_360_px_with_long_names_does_not_scroll_sideways(live_server_url, new_page, artifacts):
+    """A whole game of each, one after another on one page."""
     page = new_page(viewport={"width": 360, "height": 780})
-    create_match(
-        page, live_server_url, slug, opponent="hotseat", name=LONG_NAME, opponent_name=LONG_NAME
-    )
-    wait_for_socket(page)
-    match_url = page.url
     width = "document.documentElement.scrollWidth <= innerWidth"
-    for ply, move in enumerate(moves, start=1):
-        play(page, slug, move)
-        if ply == 2:
-            assert page.evaluate(width)
-            page.screenshot(path=str(artifacts / f"feel-360-{slug}.png"), full_page=True)
-    assert page.evaluate(width)  # finished
-    for path in ("/", f"/games/{slug}/", f"{match_url}replay/"):
-        page.goto(path if path.startswith("http") else live_server_url + path)
-        assert page.evaluate(width), path
+    for slug, (moves, _) in SCRIPTS.items():
+        create_match(
+            page,
+            live_server_url,
+            slug,
+            opponent="hotseat",
+            name=LONG_NAME,
+            opponent_name=LONG_NAME,
+        )
+        wait_for_socket(page)
+        match_url = page.url
+        for ply, move in enumerate(moves, start=1):
+            play(page, slug, move)
+            if ply == 2:
+                assert page.evaluate(width), slug
+                page.screenshot(path=str(artifacts / f"feel-360-{slug}.png"), full_page=True)
+        assert page.evaluate(width), slug  # finished
+        for path in ("/", f"/games/{slug}/", f"{match_url}replay/"):
+            page.goto(path if path.startswith("http") else live_server_url + path)
+            assert page.evaluate(width), path
     assert page.console_errors == []
 
 
@@ -279,28 +283,29 @@ def test_dark_theme(live_server_url, new_page, artifacts):
     page.screenshot(path=str(artifacts / "feel-dark.png"), full_page=True)
 
 
-@pytest.mark.parametrize("mode", ["hotseat", "computer"])
-def test_moves_typed_into_the_box_one_after_another(mode, live_server_url, new_page):
+def test_moves_typed_into_the_box_one_after_another(live_server_url, new_page):
     """The "Or type it" box stays on the board, move after move, whatever swaps it (the
-    answer to the move and the push of the same version)."""
+    answer to the move and the push of the same version): on one device, then against the
+    computer, on one page."""
     slug = "last-bit-standing"
     page = new_page()
-    create_match(page, live_server_url, slug, opponent=mode)
-    wait_for_socket(page)
-    for _ in range(4):
-        ply = board_ply(page)
-        expect(status(page)).to_contain_text(re.compile("your turn", re.I))
-        match = Match.objects.get()
-        pos = match.current
-        move = (match.rules.safe_moves(pos) or match.rules.legal_moves(pos))[0]
-        open_typed(page)
-        page.fill("#typed-move", move)
-        page.keyboard.press("Enter")
-        wait_for_ply(page, ply + (1 if mode == "hotseat" else 2))
-        if page.locator("#result").count():
-            break
-        expect(page.locator("#typed-move")).to_be_visible()  # the box stays open
-        expect(page.locator("#typed-move")).to_have_value("")
+    for mode in ("hotseat", "computer"):
+        create_match(page, live_server_url, slug, opponent=mode)
+        wait_for_socket(page)
+        for _ in range(4):
+            ply = board_ply(page)
+            expect(status(page)).to_contain_text(re.compile("your turn", re.I))
+            match = Match.objects.get(public_id=page.url.rstrip("/").rsplit("/", 1)[1])
+            pos = match.current
+            move = (match.rules.safe_moves(pos) or match.rules.legal_moves(pos))[0]
+            open_typed(page)
+            page.fill("#typed-move", move)
+            page.keyboard.press("Enter")
+            wait_for_ply(page, ply + (1 if mode == "hotseat" else 2))
+            if page.locator("#result").count():
+                break
+            expect(page.locator("#typed-move")).to_be_visible()  # the box stays open
+            expect(page.locator("#typed-move")).to_have_value("")
     assert page.console_errors == []
 
 
@@ -337,24 +342,14 @@ def redraw_while_pressing(bob, locator):
     bob.wait_for_function("n => window.__boardsIn > n", arg=received)
 
 
-def test_a_press_on_join_survives_a_redraw_of_the_same_board(live_server_url, new_page):
-    """The socket redraws the board the page shows while the joiner holds the button
-    down: the release still joins (the redraw waits until the press is over). Before, the
-    button was replaced under the press and its click was lost."""
-    ada, bob = new_page(), new_page()
-    url = create_match(ada, live_server_url, "bit-flip", name="Ada")
-    open_as_joiner(bob, url)
-    bob.fill("#join-name", "Bob")
-    redraw_while_pressing(bob, bob.get_by_role("button", name="Join as the second player"))
-    bob.mouse.up()
-    expect(bob.locator(".flash")).to_contain_text("You joined")
-    expect(bob.locator("[data-player='2']")).to_contain_text("Bob")
-    assert bob.console_errors == []
-
-
-def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
-    """A press on the board that sends nothing: the held redraw is asked for again on
-    release, so the page ends up showing what is current."""
+def test_a_redraw_held_during_a_press_comes_after_it_and_join_survives_it(
+    live_server_url, new_page
+):
+    """The socket redraws the board the page shows while Bob, who has the link, holds a
+    press. First on the board, where the press sends nothing: the redraw is held while
+    pressed and asked for again on release, so the page ends up showing what is current.
+    Then on Join: the release still joins (the redraw waits until the press is over).
+    Before, the button was replaced under the press and its click was lost."""
     ada, bob = new_page(), new_page()
     url = create_match(ada, live_server_url, "bit-flip", name="Ada")
     open_as_joiner(bob, url)
@@ -364,6 +359,11 @@ def test_a_redraw_held_during_a_press_comes_after_it(live_server_url, new_page):
     bob.mouse.up()
     bob.wait_for_function("n => window.__boardsShown > n", arg=shown)  # asked again, shown
     expect(bob.locator("#join-name")).to_be_visible()
+    bob.fill("#join-name", "Bob")
+    redraw_while_pressing(bob, bob.get_by_role("button", name="Join as the second player"))
+    bob.mouse.up()
+    expect(bob.locator(".flash")).to_contain_text("You joined")
+    expect(bob.locator("[data-player='2']")).to_contain_text("Bob")
     assert bob.console_errors == []
 
 
@@ -394,7 +394,7 @@ def test_a_board_just_swapped_in_takes_a_press_at_once(live_server_url, new_page
     move_button(page, "bit-flip", "3").click()
     wait_for_ply(page, 6)
     assert was_not_reloaded(page)
-    assert len(moves_made()) == 6
+    assert len(moves_made(page)) == 6
 
 
 def test_a_pushed_form_the_browser_sends_itself_carries_the_page_token(live_server_url, new_page):
@@ -421,4 +421,4 @@ def test_a_pushed_form_the_browser_sends_itself_carries_the_page_token(live_serv
     )
     wait_for_ply(ada, 3)
     expect(ada.locator("h1")).not_to_have_text("This page has expired")
-    assert moves_made() == ["3", "5 6", "7"]
+    assert moves_made(ada) == ["3", "5 6", "7"]
