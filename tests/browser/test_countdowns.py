@@ -35,9 +35,33 @@ AWAY_SEEN = """() => {
 }"""
 
 
-def test_an_opponent_who_only_reloads_is_never_shown_away(live_server_url, new_page):
+# Short waits, on one server for every test here that waits (a claim is for a match without
+# a clock, an abort for a real-time one: neither setting touches the other's tests).
+SHORT_WAITS = {"BITSITE_ABANDON_SECONDS": "9", "BITSITE_ABORT_SECONDS": "4"}
+
+
+@pytest.fixture
+def slow_claims(transactional_db, servers):
+    """A daphne on which an opponent may be claimed after 9 seconds away."""
+    return servers(**SHORT_WAITS)
+
+
+WIDTHS = (1100, 360)
+
+
+def at_width(pages, width: int) -> None:
+    for page in pages:
+        page.set_viewport_size({"width": width, "height": 900})
+
+
+def test_a_reload_is_never_shown_away_and_the_claim_panel_says_the_real_wait(
+    slow_claims, new_page, artifacts
+):
+    """Bob only reloads: Ada's page never shows him away. Then he closes his page: the
+    claim panel says the real wait, counts it down and enables itself (Ada's page looked
+    at at 1100 and at 360 px at each step of the one wait)."""
     ada, bob = new_page(), new_page()
-    url = create_match(ada, live_server_url, "last-bit-standing", name="Ada")
+    url = create_match(ada, slow_claims.url, "last-bit-standing", name="Ada")
     join(bob, url, name="Bob")
     for page in (ada, bob):
         wait_for_socket(page)
@@ -54,29 +78,6 @@ def test_an_opponent_who_only_reloads_is_never_shown_away(live_server_url, new_p
     expect(ada.locator("#claim")).to_be_hidden()
     assert ada.evaluate("window.__shownAway") is False
     assert ada.console_errors == []
-
-
-@pytest.fixture
-def slow_claims(transactional_db, servers):
-    """A daphne on which an opponent may be claimed after 9 seconds away."""
-    return servers(BITSITE_ABANDON_SECONDS="9")
-
-
-WIDTHS = (1100, 360)
-
-
-def at_width(pages, width: int) -> None:
-    for page in pages:
-        page.set_viewport_size({"width": width, "height": 900})
-
-
-def test_the_claim_panel_says_the_real_wait_and_enables_itself(slow_claims, new_page, artifacts):
-    """Ada's page looked at at 1100 and at 360 px at each step of one wait."""
-    ada, bob = new_page(), new_page()
-    url = create_match(ada, slow_claims.url, "bit-flip", name="Ada")
-    join(bob, url, name="Bob")
-    for page in (ada, bob):
-        wait_for_socket(page)
     bob.close()
     claim = ada.locator("#claim")
     expect(claim).to_be_visible(timeout=15_000)
@@ -106,7 +107,7 @@ def test_the_claim_panel_says_the_real_wait_and_enables_itself(slow_claims, new_
 def quick_aborts(transactional_db, servers):
     """A daphne on which a player may abort after 4 s without a first move, and the server
     aborts at 8 s."""
-    return servers(BITSITE_ABORT_SECONDS="4")
+    return servers(**SHORT_WAITS)
 
 
 def test_abort_counts_down_then_enables_itself(quick_aborts, new_page, artifacts):
