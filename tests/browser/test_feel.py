@@ -220,7 +220,8 @@ def test_moves_animate_only_without_reduced_motion(live_server_url, new_page):
 
 
 def test_360_px_with_long_names_does_not_scroll_sideways(live_server_url, new_page, artifacts):
-    """A whole game of each, one after another on one page."""
+    """A whole game of each, one after another on one page, with its rules and replay pages;
+    then the home page."""
     page = new_page(viewport={"width": 360, "height": 780})
     width = "document.documentElement.scrollWidth <= innerWidth"
     for slug, (moves, _) in SCRIPTS.items():
@@ -240,9 +241,13 @@ def test_360_px_with_long_names_does_not_scroll_sideways(live_server_url, new_pa
                 assert page.evaluate(width), slug
                 page.screenshot(path=str(artifacts / f"feel-360-{slug}.png"), full_page=True)
         assert page.evaluate(width), slug  # finished
-        for path in ("/", f"/games/{slug}/", f"{match_url}replay/"):
+        for path in (f"/games/{slug}/", f"{match_url}replay/"):
             page.goto(path if path.startswith("http") else live_server_url + path)
             assert page.evaluate(width), path
+    # The home page: the same after each game (its lobby name field holds the long name).
+    page.goto(live_server_url + "/")
+    expect(page.get_by_label(re.compile(r"^Your name for Accept"))).to_have_value(LONG_NAME)
+    assert page.evaluate(width), "/"
     assert page.console_errors == []
 
 
