@@ -1,6 +1,6 @@
 """How a match feels in Chromium: focus kept on the board, move keys, the keys list, the
-last move shown and heard (with a remembered mute), dark theme, and 360 px without sideways
-scrolling."""
+last move shown (marked, described, said to screen readers) and heard (with a remembered
+mute), dark theme, and 360 px without sideways scrolling."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Match
+from games.presenters import presenter_for
+from games.rules import get_game
 from tests.browser.helpers import (
     SCRIPTS,
     board_ply,
@@ -41,14 +43,21 @@ def moves_made(page):
     return list(Match.objects.get(public_id=public_id).moves.values_list("text", flat=True))
 
 
-def test_focus_stays_on_the_board_after_a_click_and_after_a_push(live_server_url, new_page):
-    """In a match of each game, the same two people."""
+def test_focus_stays_on_the_board_and_the_last_move_is_marked_described_and_announced(
+    live_server_url, new_page
+):
+    """In a match of each game, the same two people: the focus stays on the board after a
+    click and after a push; the last move is marked, described, and said to screen readers,
+    on both players' pages."""
     ada, bob = new_page(), new_page()
     for slug, (moves, _) in SCRIPTS.items():
         url = create_match(ada, live_server_url, slug, name="Ada")
         join(bob, url, name="Bob")
         wait_for_socket(ada)
         wait_for_socket(bob)
+        for page in (ada, bob):
+            expect(page.locator("#board")).to_have_attribute("data-last-move", "")
+            expect(page.locator("#last-move")).to_be_empty()
         play(ada, slug, moves[0])
         assert focus_in_board(ada), slug
         wait_for_ply(bob, 1)
@@ -58,6 +67,17 @@ def test_focus_stays_on_the_board_after_a_click_and_after_a_push(live_server_url
         assert focus_in_board(bob), slug
         # Her turn again: a move key works straight away (the board has the focus).
         expect(ada.locator("#board button[name=move]").first).to_be_visible()
+        game = get_game(slug)
+        after = game.play(game.play(game.start(), moves[0]), moves[1])
+        said = "Player 2 (Bob) " + presenter_for(game).describe(moves[1], after)
+        for page in (ada, bob):
+            board = page.locator("#board")
+            expect(board).to_have_attribute("data-last-move", said)
+            # The live region outside the board, updated out of band, says it.
+            expect(page.locator("#last-move")).to_have_text(f"Last move: {said}.")
+            assert page.locator("#last-move").get_attribute("aria-live") == "polite"
+            expect(page.locator("#history li").last).to_have_text(said)
+            expect(board.locator(".last").first).to_be_visible()
     assert ada.console_errors == [] and bob.console_errors == []
 
 

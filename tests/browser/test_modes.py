@@ -1,4 +1,5 @@
-"""Against the computer, on one device (by keyboard), resign and rematch, and without JavaScript."""
+"""Against the computer, on one device (by keyboard), resign and rematch, and without JavaScript.
+(The last move marked, described and announced in each game: tests/browser/test_feel.py.)"""
 
 from __future__ import annotations
 
@@ -6,8 +7,6 @@ import pytest
 from playwright.sync_api import expect
 
 from games.models import Match
-from games.presenters import presenter_for
-from games.rules import get_game
 from tests.browser.helpers import (
     SCRIPTS,
     Actions,
@@ -15,7 +14,6 @@ from tests.browser.helpers import (
     join,
     move_button,
     open_typed,
-    play,
     status,
     wait_for_ply,
     wait_for_socket,
@@ -212,27 +210,3 @@ def test_refusals_and_stale_boards_in_the_browser(live_server_url, new_page):
     assert page.console_errors == [
         "Failed to load resource: the server responded with a status of 409 (Conflict)",
     ]
-
-
-def test_the_last_move_is_marked_described_and_announced(live_server_url, new_page):
-    """In a match of each game, one after another on one page."""
-    page = new_page()
-    for slug, (moves, _) in SCRIPTS.items():
-        create_match(
-            page, live_server_url, slug, opponent="hotseat", name="Ada", opponent_name="Bob"
-        )
-        wait_for_socket(page)
-        board = page.locator("#board")
-        expect(board).to_have_attribute("data-last-move", "")
-        expect(page.locator("#last-move")).to_be_empty()
-        play(page, slug, moves[0])
-        play(page, slug, moves[1])
-        game = get_game(slug)
-        after = game.play(game.play(game.start(), moves[0]), moves[1])
-        said = "Player 2 (Bob) " + presenter_for(game).describe(moves[1], after)
-        expect(board).to_have_attribute("data-last-move", said)
-        # The live region outside the board, updated out of band, says it to screen readers.
-        expect(page.locator("#last-move")).to_have_text(f"Last move: {said}.")
-        assert page.locator("#last-move").get_attribute("aria-live") == "polite"
-        expect(page.locator("#history li").last).to_have_text(said)
-        expect(board.locator(".last").first).to_be_visible()
