@@ -1,7 +1,8 @@
 """Countdowns instead of refusals (issue 22): a player who only reloads is never shown
-away; the claim panel says the real wait, counts it down and enables itself; Abort counts
-down to when it may be pressed; a real-time match whose first move never comes is aborted
-by the server, live on every page, also across a restart."""
+away; one who leaves is, the claim panel says the real wait, counts it down and enables
+itself, and the win is claimed; Abort counts down to when it may be pressed; a real-time
+match whose first move never comes is aborted by the server, live on every page, also
+across a restart."""
 
 from __future__ import annotations
 
@@ -57,9 +58,10 @@ def at_width(pages, width: int) -> None:
 def test_a_reload_is_never_shown_away_and_the_claim_panel_says_the_real_wait(
     slow_claims, new_page, artifacts
 ):
-    """Bob only reloads: Ada's page never shows him away. Then he closes his page: the
-    claim panel says the real wait, counts it down and enables itself (Ada's page looked
-    at at 1100 and at 360 px at each step of the one wait)."""
+    """Bob only reloads: Ada's page never shows him away. Then he closes his page: he is
+    shown away once the grace for a reload has passed, and the claim panel says the real
+    wait, counts it down and enables itself (Ada's page looked at at 1100 and at 360 px at
+    each step of the one wait); Ada claims the win."""
     ada, bob = new_page(), new_page()
     url = create_match(ada, slow_claims.url, "last-bit-standing", name="Ada")
     join(bob, url, name="Bob")
@@ -79,8 +81,10 @@ def test_a_reload_is_never_shown_away_and_the_claim_panel_says_the_real_wait(
     assert ada.evaluate("window.__shownAway") is False
     assert ada.console_errors == []
     bob.close()
+    # Shown away once the grace for a reload has passed (games/presence.py GRACE).
+    expect(ada.locator(".presence")).to_have_text("not connected", timeout=15_000)
     claim = ada.locator("#claim")
-    expect(claim).to_be_visible(timeout=15_000)
+    expect(claim).to_be_visible()
     for width in WIDTHS:
         at_width((ada,), width)
         expect(claim).to_be_visible()
@@ -98,8 +102,13 @@ def test_a_reload_is_never_shown_away_and_the_claim_panel_says_the_real_wait(
         at_width((ada,), width)
         expect(claim.locator("[data-wait-text]")).to_be_hidden()
         assert ada.evaluate("document.documentElement.scrollWidth") <= width
+    at_width((ada,), 1100)
+    ada.screenshot(path=str(artifacts / "claim.png"), full_page=True)
     win.click()
     expect(status(ada)).to_have_text("You win!")
+    expect(ada.locator("#result")).to_have_text(
+        "Player 2 (Bob) left the game: Player 1 (Ada) claimed the win."
+    )
     assert Match.objects.get().ending == "abandoned"
 
 
