@@ -264,12 +264,12 @@ def test_an_arena_of_four_pairs_plays_and_scores_live_on_every_page(
         pair = {pairing.first.user_id, pairing.second.user_id}
         assert pair == winners or not pair & winners
     players[users[0].pk].screenshot(path=str(artifacts / "arena-again.png"), full_page=True)
-    phone = new_page(viewport=PHONE)
-    open_event(phone, url)
-    expect(phone.locator(".standings tbody tr")).to_have_count(4)
-    assert no_sideways_scroll(phone)
-    phone.screenshot(path=str(artifacts / "arena-360.png"), full_page=True)
-    for page in [*everyone, *games.values(), phone]:
+    # The spectator's page, as it is now, on a phone: the same page at 360 px.
+    spectator.set_viewport_size(PHONE)
+    expect(spectator.locator(".standings tbody tr")).to_have_count(4)
+    assert no_sideways_scroll(spectator)
+    spectator.screenshot(path=str(artifacts / "arena-360.png"), full_page=True)
+    for page in [*everyone, *games.values()]:
         assert page.console_errors == []
 
 
@@ -380,9 +380,11 @@ def test_a_swiss_event_of_five_plays_three_rounds_with_one_bye_each_and_ranks_by
             expect(podium.nth(place)).to_contain_text(points(score))
         assert was_not_reloaded(page)
     spectator.screenshot(path=str(artifacts / "swiss-finished.png"), full_page=True)
-    for viewport, shot in ((None, "swiss-finished-page"), (PHONE, "swiss-finished-360")):
-        page = new_page(viewport=viewport)
-        page.goto(url)
+    # The page as the server draws it now (loaded again), on a desktop and on a phone.
+    page = spectator
+    page.goto(url)
+    for viewport, shot in ((DESKTOP, "swiss-finished-page"), (PHONE, "swiss-finished-360")):
+        page.set_viewport_size(viewport)
         rows = page.locator(".standings tbody tr")
         expect(rows).to_have_count(5)
         for n, (pk, score, buchholz, sb) in enumerate(expected):
@@ -409,13 +411,23 @@ def test_a_swiss_event_of_five_plays_three_rounds_with_one_bye_each_and_ranks_by
         assert page.console_errors == []
 
 
-@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def at_both_sizes(page: Page, artifacts, shot: str) -> None:
+    """The page as it is now, on a desktop and on a phone: nothing scrolls sideways, and a
+    screenshot of each (``{shot}-desktop.png``, ``{shot}-360.png``). Left at the phone's."""
+    for viewport, size in ((DESKTOP, "desktop"), (PHONE, "360")):
+        page.set_viewport_size(viewport)
+        assert no_sideways_scroll(page), size
+        page.screenshot(path=str(artifacts / f"{shot}-{size}.png"), full_page=True)
+
+
 def test_a_player_creates_a_tournament_from_the_list_and_joins_and_leaves_it(
-    live_server_url, new_page, artifacts, viewport
+    live_server_url, new_page, artifacts
 ):
+    """Played once, on a phone (where a control out of reach would show); each page it
+    reaches is looked at on a desktop and on a phone."""
     (ada,) = accounts("ada")
     event("arena", starts_in=-60, minutes=45, name="Hourly Bit Flip arena")  # due: it starts
-    page = new_page(viewport=viewport)
+    page = new_page(viewport=PHONE)
     sign_in_browser(page, live_server_url, ada)
     page.goto(live_server_url + "/tournaments/")
     expect(page.get_by_role("heading", name="Create a tournament")).to_be_visible()
@@ -423,9 +435,7 @@ def test_a_player_creates_a_tournament_from_the_list_and_joins_and_leaves_it(
     page.get_by_label("Kind").select_option("swiss")
     page.get_by_label("Game").select_option(SLUG)
     page.get_by_label("Swiss: rounds").select_option("3")
-    size = "360" if viewport else "desktop"
-    assert no_sideways_scroll(page)
-    page.screenshot(path=str(artifacts / f"tournaments-list-{size}.png"), full_page=True)
+    at_both_sizes(page, artifacts, "tournaments-list")
     page.get_by_role("button", name="Create the tournament").click()
     page.wait_for_url(re.compile(r"/t/[\w-]+/$"))
     wait_for_socket(page)
@@ -435,8 +445,7 @@ def test_a_player_creates_a_tournament_from_the_list_and_joins_and_leaves_it(
     page.get_by_role("button", name="Join", exact=True).click()
     expect(page.locator("#t-panel")).to_contain_text("You have joined")
     expect(page.locator(".standings tbody tr")).to_have_count(1)
-    assert no_sideways_scroll(page)
-    page.screenshot(path=str(artifacts / f"tournament-joined-{size}.png"), full_page=True)
+    at_both_sizes(page, artifacts, "tournament-joined")
     page.get_by_role("button", name="Leave").click()
     expect(page.locator("#t-notice")).to_contain_text("You left the tournament")
     expect(page.get_by_role("button", name="Join", exact=True)).to_be_visible()
@@ -446,8 +455,7 @@ def test_a_player_creates_a_tournament_from_the_list_and_joins_and_leaves_it(
         director.join(page.url.rstrip("/").rsplit("/", 1)[1], user)
     page.reload()
     expect(page.locator(".standings tbody tr")).to_have_count(2)
-    assert no_sideways_scroll(page)
-    page.screenshot(path=str(artifacts / f"tournament-long-names-{size}.png"), full_page=True)
+    at_both_sizes(page, artifacts, "tournament-long-names")
     page.goto(live_server_url + "/tournaments/")
     expect(page.locator("#running-title + .t-list")).to_contain_text("Hourly Bit Flip arena")
     expect(page.locator("#upcoming-title + .t-list")).to_contain_text("very long")
