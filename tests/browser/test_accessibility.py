@@ -1,6 +1,9 @@
 """axe-core in Chromium on every kind of page, in the light and the dark theme: no serious or
 critical violation. The pages are reached the way people reach them (the match pages by
-creating, joining and playing in the browser), so each state of each game is checked."""
+creating, joining and playing in the browser), so each state of each game is checked: the
+states of a match (waiting, to join, each side's turn, watched, finished, against the
+computer with hints) in the whole match of each game in tests/browser/test_live_matches.py,
+which plays it once for its own checks and these."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 from games.rules import GAMES
-from tests.browser.helpers import SCRIPTS, create_match, join, play, status, wait_for_ply
+from tests.browser.helpers import create_match, join, status
 from tests.ratings.helpers import account, rated_match, resign, sign_in_browser
 from tests.replays import BLUNDER_GAME, played, staff_user
 from tests.servers import free_port
@@ -105,38 +108,6 @@ def test_home_rules_new_match_replay_and_admin(live_server_url, new_page, audit)
     page.goto(f"{live_server_url}/m/does-not-exist-00/")
     audit(page, "not found")
     audit.verify(at_least=2 * (1 + 2 * len(GAMES) + 5))
-
-
-@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
-def test_every_state_of_a_match(slug, live_server_url, new_page, audit):
-    moves, winner = SCRIPTS[slug]
-    ada, bob, watcher = new_page(), new_page(), new_page()
-    url = create_match(ada, live_server_url, slug, name="Ada")
-    audit(ada, "waiting for an opponent (creator)")
-    bob.goto(url)
-    audit(bob, "a match to join (visitor)")
-    join(bob, url, "Bob")
-    wait_for_ply(ada, 0)
-    expect(status(ada)).to_have_text("Your turn")
-    audit(ada, "your turn")
-    audit(bob, "the opponent's turn")
-    watcher.goto(url)
-    audit(watcher, "spectator")
-    for ply, move in enumerate(moves):
-        mover, other = (ada, bob) if ply % 2 == 0 else (bob, ada)
-        play(mover, slug, move)
-        wait_for_ply(other, ply + 1)
-    expect(status(ada)).to_contain_text("You win" if winner == 1 else "You lose")
-    audit(ada, "finished (player)")
-    wait_for_ply(watcher, len(moves))
-    audit(watcher, "finished (spectator)")
-
-    solo = new_page()
-    create_match(solo, live_server_url, slug, opponent="computer", level="perfect", name="Cy")
-    solo.get_by_role("button", name="Show hints").click()
-    expect(solo.locator("#hint-line")).to_be_visible()
-    audit(solo, "against the computer, hints shown")
-    audit.verify(at_least=2 * 8)
 
 
 def test_account_pages_and_my_games(live_server_url, servers, new_page, audit):

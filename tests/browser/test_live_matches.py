@@ -1,4 +1,8 @@
-"""Whole matches between separate browsers, live: each sees the other's moves without reloading."""
+"""Whole matches between separate browsers, live: each sees the other's moves without reloading.
+
+The whole match of each game is also where its match pages' states are audited with axe
+(tests/browser/test_accessibility.py's ``Audit``) and its moves' pushes are weighed on the
+wire (tests/browser/test_weight.py's ``RawSocket``): one game played, not three."""
 
 from __future__ import annotations
 
@@ -8,8 +12,9 @@ import statistics
 import time
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
+from bitsite import runtime
 from games.models import Match, Move
 from tests.browser.helpers import (
     SCRIPTS,
@@ -24,18 +29,43 @@ from tests.browser.helpers import (
     wait_for_socket,
     was_not_reloaded,
 )
+from tests.browser.test_accessibility import Audit
+from tests.browser.test_weight import PUSH_LIMIT, RawSocket
 
 pytestmark = pytest.mark.browser
+
+PHONE = {"width": 360, "height": 780}
+DESKTOP = {"width": 1100, "height": 900}  # new_page's own
+
+
+def audit_at_desktop(audit: Audit, page: Page, what: str) -> None:
+    """axe on ``page`` at 1100 px (the phone's page is audited at the desktop's size, as
+    every match page is), then back to its own size."""
+    size = page.viewport_size
+    page.set_viewport_size(DESKTOP)
+    audit(page, what)
+    page.set_viewport_size(size)
 
 
 @pytest.mark.parametrize("slug", list(SCRIPTS))
 def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, artifacts):
+    """Ada creates, Bob (on a phone) joins, Eve watches; each sees every move live, each
+    move went as a frame. Along the way, every state of the match's pages passes axe in
+    both themes (at 1100 px; the last, a match against the computer with its hints, on
+    Eve's page once the match is over), and a raw socket of Bob's seat counts each move's
+    push on the wire (under 2 KB, deflated: tests/browser/test_weight.py's RawSocket)."""
     moves, winner = SCRIPTS[slug]
-    ada, bob, eve = new_page(), new_page(viewport={"width": 360, "height": 780}), new_page()
+    audit = Audit()
+    ada, bob, eve = new_page(), new_page(viewport=PHONE), new_page()
     sent = {1: Actions(ada), 2: Actions(bob)}
     url = create_match(ada, live_server_url, slug, name="Ada")
     expect(ada.locator("#share-url")).to_have_value(url)
-    join(bob, url, name="Bob")
+    audit(ada, "waiting for an opponent (creator)")
+    bob.goto(url)
+    audit_at_desktop(audit, bob, "a match to join (visitor)")
+    bob.fill("#join-name", "Bob")  # joined from the page as it came (helpers.join loads it)
+    bob.get_by_role("button", name="Join as the second player").click()
+    expect(bob.locator(".flash")).to_contain_text("You joined")
     eve.goto(url)
     for page in (ada, bob, eve):
         wait_for_socket(page)
@@ -43,19 +73,40 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     expect(status(ada)).to_have_text("Your turn")
     expect(status(bob)).to_have_text("Waiting for Player 1 (Ada)")
     expect(ada.locator(".presence")).to_have_text("connected")
+    audit(ada, "your turn")
+    audit_at_desktop(audit, bob, "the opponent's turn")
+    audit(eve, "spectator")
 
-    players = {1: ada, 2: bob}
-    latencies = []
-    for ply, move in enumerate(moves, start=1):
-        mover, other = players[1 + (ply - 1) % 2], players[1 + ply % 2]
-        expect(status(mover)).to_have_text("Your turn")
-        move_button(mover, slug, move).click()
-        wait_for_ply(mover, ply)
-        latencies.append(wait_for_ply(other, ply, timeout=5000))
-        wait_for_ply(eve, ply)
-        if ply == 1:
-            for name, page in (("p1", ada), ("p2", bob), ("spectator", eve)):
-                page.screenshot(path=str(artifacts / f"live-{slug}-{name}.png"), full_page=True)
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in bob.context.cookies())
+    raw = RawSocket(live_server_url, f"/ws/m/{url.rstrip('/').rsplit('/', 1)[1]}/", cookie)
+    deflate = runtime.enabled("deflate")  # else plain frames (BITSITE_HOOKS)
+    try:
+        assert raw.deflate is deflate, raw.handshake
+        raw.wait_for(r'id="board"[^>]*data-ply="0"')  # the snapshot
+        players = {1: ada, 2: bob}
+        latencies, sizes = [], []
+        for ply, move in enumerate(moves, start=1):
+            mover, other = players[1 + (ply - 1) % 2], players[1 + ply % 2]
+            expect(status(mover)).to_have_text("Your turn")
+            move_button(mover, slug, move).click()
+            wait_for_ply(mover, ply)
+            latencies.append(wait_for_ply(other, ply, timeout=5000))
+            wait_for_ply(eve, ply)
+            if ply < len(moves):  # the last move's push ends the game: not counted
+                wire, text = raw.wait_for(rf'id="board"[^>]*data-ply="{ply}"')
+                if deflate:
+                    assert len(text.encode()) > wire  # it came compressed
+                else:
+                    assert wire >= len(text.encode())
+                sizes.append((wire, len(text.encode())))
+            if ply == 1:
+                for name, page in (("p1", ada), ("p2", bob), ("spectator", eve)):
+                    page.screenshot(path=str(artifacts / f"live-{slug}-{name}.png"), full_page=True)
+    finally:
+        raw.close()
+    print(f"{slug}: a move's push on the wire / as text: {sizes}")
+    if deflate:
+        assert max(wire for wire, _ in sizes) < PUSH_LIMIT, sizes
 
     for page in (ada, bob, eve):
         assert was_not_reloaded(page)
@@ -78,6 +129,15 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     assert statistics.median(latencies) < 1.0, latencies
     for page in (ada, bob, eve):
         assert page.console_errors == []
+    audit(ada, "finished (player)")
+    audit(eve, "finished (spectator)")
+
+    # Eve, who holds no seat, plays the computer, with the hints shown.
+    create_match(eve, live_server_url, slug, opponent="computer", level="perfect", name="Cy")
+    eve.get_by_role("button", name="Show hints").click()
+    expect(eve.locator("#hint-line")).to_be_visible()
+    audit(eve, "against the computer, hints shown")
+    audit.verify(at_least=2 * 8)
 
 
 def test_presence_follows_the_opponent_closing_the_page(live_server_url, new_page):

@@ -5,7 +5,9 @@
   so WhiteNoise serves them precompressed; pages gzipped by Django's GZipMiddleware).
 - A move's push to the opponent stays under 2 KB on the wire: a websocket client that
   offers permessage-deflate, as browsers do, reads the frames raw and counts them (with
-  the deflate hook on: bitsite/runtime/deflate.py; off, the frames come plain).
+  the deflate hook on: bitsite/runtime/deflate.py; off, the frames come plain). That
+  client (``RawSocket``) is here; it weighs every move of a whole game of each kind in
+  tests/browser/test_live_matches.py's whole live match, which plays it anyway.
 """
 
 from __future__ import annotations
@@ -24,9 +26,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
-from playwright.sync_api import expect
 
-from bitsite import runtime
 from games.rules import GAMES
 from tests.browser.helpers import SCRIPTS, Actions, create_match, join, play, wait_for_ply
 from tests.factories import make_match
@@ -248,38 +248,3 @@ class RawSocket:
 
     def close(self) -> None:
         self.sock.close()
-
-
-@pytest.mark.parametrize("slug", [game.slug for game in GAMES])
-def test_a_moves_push_stays_under_2_kb_on_the_wire(slug, live_server_url, new_page):
-    moves, _ = SCRIPTS[slug]
-    ada, bob = new_page(), new_page()
-    url = create_match(ada, live_server_url, slug, name="Ada")
-    join(bob, url, "Bob")
-    wait_for_ply(ada, 0)
-    cookie = "; ".join(f"{c['name']}={c['value']}" for c in bob.context.cookies())
-    match_id = urlsplit(url).path.strip("/").split("/")[-1]
-    raw = RawSocket(live_server_url, f"/ws/m/{match_id}/", cookie)
-    deflate = runtime.enabled("deflate")  # else plain frames (BITSITE_HOOKS)
-    try:
-        assert raw.deflate is deflate, raw.handshake
-        raw.wait_for(r'id="board"[^>]*data-ply="0"')  # the snapshot
-        sizes = []
-        for ply, move in enumerate(moves[:-1], start=1):  # the last move ends the game
-            mover = ada if ply % 2 else bob
-            play(mover, slug, move)
-            wire, text = raw.wait_for(rf'id="board"[^>]*data-ply="{ply}"')
-            if deflate:
-                assert len(text.encode()) > wire  # it came compressed
-            else:
-                assert wire >= len(text.encode())
-            sizes.append((wire, len(text.encode())))
-            wait_for_ply(ada if mover is bob else bob, ply)
-        assert sizes
-        worst = max(wire for wire, _ in sizes)
-        print(f"{slug}: a move's push on the wire / as text: {sizes}")
-        if deflate:
-            assert worst < PUSH_LIMIT, sizes
-        expect(bob.locator("#board")).to_have_attribute("data-ply", str(len(moves) - 1))
-    finally:
-        raw.close()
