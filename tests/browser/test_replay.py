@@ -77,7 +77,8 @@ def test_stepping_through_a_replay_with_the_keyboard(live_server_url, new_page, 
     expect(page).to_have_url(re.compile(r"\?ply=3$"))
     assert page.console_errors == []
 
-    small = new_page(viewport={"width": 360, "height": 800})
+    small = page  # the same browser on a phone: loaded again at 360 px
+    small.set_viewport_size({"width": 360, "height": 800})
     small.goto(url + "?ply=3")
     shown(small, 3)
     small.keyboard.press("ArrowRight")
@@ -264,18 +265,22 @@ def test_clicking_the_strip_jumps_to_that_ply(live_server_url, new_page, artifac
         "data-ply", str(last - 1)
     )
 
-    small = new_page(viewport={"width": 360, "height": 800})
+    small = page  # the first browser again, on a phone (in the light theme)
+    small.emulate_media(color_scheme="light")
+    small.set_viewport_size({"width": 360, "height": 800})
     small.goto(url + "?ply=3")
     shown(small, 3)
     assert small.evaluate("document.documentElement.scrollWidth") <= 360
     small.screenshot(path="/tmp/replay-strip-360.png", full_page=True)
+    assert small.console_errors == []
 
 
 def test_the_replay_opens_at_the_end_with_the_board_first(live_server_url, new_page, artifacts):
     match = played("bit-flip", BLUNDER_GAME, options={"width": 5})
     url = f"{live_server_url}/m/{match.public_id}/replay/"
-    for width in (1100, 360):
-        page = new_page(viewport={"width": width, "height": 800})
+    page = new_page()
+    for width in (1100, 360):  # one browser, loaded at each width
+        page.set_viewport_size({"width": width, "height": 800})
         page.goto(url)
         shown(page, 4)
         expect(page.locator("#binary .val")).to_have_text(list("11111"))
@@ -297,14 +302,20 @@ def test_quick_presses_and_a_held_arrow_key_walk_the_game_without_a_request(
     last = match.ply
     assert last == 21
     url = f"{live_server_url}/m/{match.public_id}/replay/"
-    for width in (1100, 360):
-        page = new_page(viewport={"width": width, "height": 800})
+    page, direct = new_page(), new_page()
+    for width in (1100, 360):  # the same two browsers, loaded at each width
+        page.set_viewport_size({"width": width, "height": 800})
+        direct.set_viewport_size({"width": width, "height": 800})
         page.goto(url + "?ply=0")
         shown(page, 0)
         # Every ply's frame, asked for once the page has loaded.
         expect(page.locator("#replay-frames template")).to_have_count(last + 1)
         asked: list[str] = []
-        page.on("request", lambda request, asked=asked: asked.append(request.url))
+
+        def asked_for(request, asked=asked) -> None:
+            asked.append(request.url)
+
+        page.on("request", asked_for)
         for _ in range(5):  # five presses as fast as the keyboard sends them
             page.keyboard.press("ArrowRight")
         shown(page, 5)
@@ -318,10 +329,10 @@ def test_quick_presses_and_a_held_arrow_key_walk_the_game_without_a_request(
         shown(page, last - 3)
         assert page.url.endswith(f"?ply={last - 3}")
         assert asked == []  # every ply's board was on the page already
+        page.remove_listener("request", asked_for)
         # The board and every part of the frame are the server's, as on a page of that ply.
         board = page.locator("#position").inner_html()
         status = page.locator("#replay-status").inner_text()
-        direct = new_page(viewport={"width": width, "height": 800})
         direct.goto(url + f"?ply={last - 3}")
         assert direct.locator("#position").inner_html() == board
         assert direct.locator("#replay-status").inner_text() == status
