@@ -154,9 +154,11 @@ def test_account_pages_and_my_games(live_server_url, servers, new_page, audit):
     ada.goto(f"{base}/accounts/logout/")
     audit(ada, "sign out")
 
-    # Password reset, on a server that can send email (its pages are 404 otherwise).
+    # Password reset, on a server that can send email (its pages are 404 otherwise), by a
+    # visitor: Ada's browser with its cookies cleared (no other browser opened for it).
     mailing = servers(EMAIL_HOST="127.0.0.1", EMAIL_PORT=str(NO_MAIL_SERVER))
-    page = new_page()
+    page = ada
+    page.context.clear_cookies()
     page.goto(f"{mailing.url}/accounts/login/")
     page.get_by_role("link", name="Forgot your password?").click()
     audit(page, "password reset")
