@@ -1,6 +1,8 @@
 """Push notifications in Chromium: the settings page's notifications part with and without
 JavaScript (axe finds nothing serious on it), and the service worker at the site's root
-showing a push (delivered through the DevTools protocol, as a push service delivers it)."""
+showing a push (delivered through the DevTools protocol, as a push service delivers it).
+The accounts are signed in with a session cookie (tests/browser/test_accounts.py signs up
+through the site's pages)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import sign_up
 from tests.browser.test_accessibility import violations
+from tests.ratings.helpers import account, sign_in_browser
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +23,7 @@ def test_the_settings_page_offers_push_and_the_service_worker_shows_a_push(
     base = live_server_url
     page = new_page()
     page.context.grant_permissions(["notifications"], origin=base)
-    sign_up(page, base, "pusher")
+    sign_in_browser(page, base, account("pusher"))
     page.goto(f"{base}/accounts/settings/")
     expect(
         page.get_by_role("button", name="Turn on push notifications on this device")
@@ -88,10 +90,8 @@ def test_the_settings_page_offers_push_and_the_service_worker_shows_a_push(
 
 
 def test_without_javascript_the_page_says_push_needs_it(live_server_url, new_page):
-    page = new_page()
-    sign_up(page, live_server_url, "nojs")
     quiet = new_page(java_script_enabled=False)
-    quiet.context.add_cookies(page.context.cookies())
+    sign_in_browser(quiet, live_server_url, account("nojs"))
     quiet.goto(f"{live_server_url}/accounts/settings/")
     expect(quiet.get_by_text("Push notifications need JavaScript")).to_be_visible()
     expect(
