@@ -125,12 +125,14 @@ def test_a_rated_game_between_two_accounts_changes_both_ratings_live(
         "Ratings: ada 1338? (\u2212162), bob 1662? (+162)"
     )
 
-    # The game is in both players' My games, and in a second browser signed into Bob's.
+    # The game is in both players' My games, and in a second browser signed into Bob's
+    # (the guest's, who signs in as Bob now).
     match_row = f"#finished #game-{match.public_id}"
     for page, result in ((ada, "Lost"), (bob, "Won")):
         page.goto(f"{live_server_url}/accounts/games/")
         expect(page.locator(match_row)).to_contain_text(result)
-    phone = new_page()
+    phone = guest
+    assert guest.console_errors == []
     sign_in_with_password(phone, live_server_url, "bob")
     expect(phone.locator(match_row)).to_contain_text("Won")
     phone.locator(match_row).get_by_role("link", name=re.compile("^Replay")).click()
