@@ -115,41 +115,40 @@ def test_the_analysis_at_360_px_without_javascript_and_with_axe(
     plain.locator("#replay-previous").click()
     shown(plain, 0)
     expect(plain).to_have_url(re.compile(r"moves=6&ply=0$"))
+    practise_without_javascript_as_the_side_not_to_move(live_server_url, plain)
 
 
-@pytest.mark.parametrize(
-    ("slug", "query", "moves"),
-    [
-        ("bit-flip", "width=200", 200 + 199),  # every bit, every pair
-        ("last-digit-standing", "highest=100", 100),  # every number
-    ],
-)
 def test_the_largest_sizes_answer_at_once_with_every_move_judged(
-    live_server_url, new_page, artifacts, slug, query, moves
+    live_server_url, new_page, artifacts
 ):
     """Answered from the theory (nim-values, maximum matchings): a verdict for every move,
-    and the value says honestly that the number of moves is out of reach."""
+    and the value says honestly that the number of moves is out of reach. Both largest
+    boards, one after the other in one browser."""
     page = new_page(viewport={"width": 360, "height": 800})
-    response = page.goto(f"{live_server_url}/games/{slug}/analysis/?{query}")
-    assert response.status == 200
-    shown(page, 0)
-    items = page.locator("#analysis-moves li")
-    expect(items).to_have_count(moves)
-    verdicts = page.locator("#analysis-moves li .verdict")
-    expect(verdicts).to_have_count(moves)
-    texts = set(verdicts.all_inner_texts())
-    assert texts <= {"keeps the win", "throws away the win"} and "keeps the win" in texts
-    expect(page.locator("#value-text")).to_have_text(
-        "Player 1 wins with perfect play (the number of moves is beyond exact analysis "
-        "at this size)."
-    )
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    page.screenshot(path=str(artifacts / f"analysis-largest-{slug}.png"), full_page=False)
-    # A move from the list answers as quickly, still with every move judged.
-    first_best = page.locator("#analysis-moves li.best a").first
-    first_best.click()
-    shown(page, 1)
-    expect(page.locator("#analysis-moves li .verdict").first).to_be_visible()
+    for slug, query, moves in (
+        ("bit-flip", "width=200", 200 + 199),  # every bit, every pair
+        ("last-digit-standing", "highest=100", 100),  # every number
+    ):
+        response = page.goto(f"{live_server_url}/games/{slug}/analysis/?{query}")
+        assert response.status == 200
+        shown(page, 0)
+        items = page.locator("#analysis-moves li")
+        expect(items).to_have_count(moves)
+        verdicts = page.locator("#analysis-moves li .verdict")
+        expect(verdicts).to_have_count(moves)
+        texts = set(verdicts.all_inner_texts())
+        assert texts <= {"keeps the win", "throws away the win"} and "keeps the win" in texts
+        expect(page.locator("#value-text")).to_have_text(
+            "Player 1 wins with perfect play (the number of moves is beyond exact analysis "
+            "at this size)."
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.screenshot(path=str(artifacts / f"analysis-largest-{slug}.png"), full_page=False)
+        # A move from the list answers as quickly, still with every move judged.
+        first_best = page.locator("#analysis-moves li.best a").first
+        first_best.click()
+        shown(page, 1)
+        expect(page.locator("#analysis-moves li .verdict").first).to_be_visible()
 
 
 # ---- issue 25: practise from here, variations, the board's own buttons, keys ----------------
@@ -189,8 +188,8 @@ def test_practise_from_here_starts_a_game_in_that_position_and_plays_it_out(
     assert page.console_errors == []
 
 
-def test_practise_without_javascript_as_the_side_not_to_move(live_server_url, new_page):
-    plain = new_page(java_script_enabled=False)
+def practise_without_javascript_as_the_side_not_to_move(live_server_url, plain) -> None:
+    """In a browser without JavaScript (``plain``; test_the_analysis_at_360_px_... has one)."""
     plain.goto(f"{live_server_url}/games/last-digit-standing/analysis/?moves=6")
     plain.locator("#practise input[name=side][value='1']").check()  # Player 2 is to move
     plain.locator("#practise-start").click()
