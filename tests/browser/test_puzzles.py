@@ -1,7 +1,7 @@
 """Puzzles in Chromium: solve one by clicking the winning moves and fail the next, with and
 without JavaScript, and see both ratings (the solver's and the puzzle's) change each time;
-a theme page; the focus after a move; no sideways scroll at 360 px; axe in the light and
-the dark theme."""
+a theme page (in the same browser, with and without JavaScript); the focus after a move;
+no sideways scroll at 360 px; axe in the light and the dark theme."""
 
 from __future__ import annotations
 
@@ -121,11 +121,14 @@ def test_solve_a_puzzle_then_fail_the_next_and_both_ratings_change(
     expect(page.locator("#rating-change")).to_contain_text("(a wrong move)")
     if js:
         assert not page.console_errors
+    a_theme_page_lists_its_puzzles_and_leads_to_them(live_server_url, page)
+    if js:
+        assert not page.console_errors
 
 
-@pytest.mark.parametrize("js", [True, False], ids=["htmx", "no-js"])
-def test_a_theme_page_lists_its_puzzles_and_leads_to_them(js, live_server_url, new_page):
-    page = new_page(viewport=NARROW, java_script_enabled=js)
+def a_theme_page_lists_its_puzzles_and_leads_to_them(live_server_url, page: Page) -> None:
+    """From the Learn page to a theme's list, and to its first puzzle (failed): in the
+    browser of test_solve_a_puzzle_then_fail_..., with or without JavaScript."""
     page.goto(f"{live_server_url}/learn/")
     page.get_by_role("link", name="Puzzle themes").click()
     page.get_by_role("link", name="Split the row into equal halves").click()
