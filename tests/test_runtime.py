@@ -11,6 +11,7 @@ browser/test_weight.py.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import inspect
 import json
@@ -329,12 +330,13 @@ def _private_uses(path: Path) -> list[str]:
         if not theirs:
             continue
         source = "\n".join(_source(base) for base in theirs)
+        own = inspect.getsource(cls)
         # What the class's own body defines (a metaclass, an enum's, adds private names of
         # its own that no one wrote).
-        for name in _defined_in(inspect.getsource(cls)):
+        for name in _defined_in(own):
             if _private(name) and any(name in vars(base) for base in theirs):
                 found.append(f"{cls.__name__}.{name} overrides a private method")
-        for attr in set(_self_attributes(inspect.getsource(cls))):
+        for attr in set(_self_attributes(own)):
             if f"self.{attr}" in source:
                 found.append(f"{cls.__name__} uses self.{attr}")
     return found
@@ -344,7 +346,10 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__") and name != "_meta"
 
 
+@functools.cache
 def _source(cls) -> str:
+    """A library class's source, read once: the project's classes share a few bases (a
+    model's, a consumer's), and inspect parses the base's whole module at every call."""
     try:
         return inspect.getsource(cls)
     except (OSError, TypeError):
