@@ -90,6 +90,9 @@ def play(page: Page, slug: str, move: str) -> None:
     button = move_button(page, slug, move)
     expect(button).to_be_enabled(timeout=10000)
     ply = board_ply(page)
+    # The player looks at the page they play on: a tab behind another of its browser gets
+    # no animation frames, and Playwright waits for frames before it clicks (1-2 s).
+    page.bring_to_front()
     button.click()
     wait_for_ply(page, ply + 1)
 

@@ -176,6 +176,7 @@ def test_play_anyone_pressed_in_two_tabs_at_once_on_a_first_visit_holds_one_seat
     held = []
     one.context.route("**/play-anyone", lambda route: held.append(route))
     for tab in (one, two):
+        tab.bring_to_front()  # a tab behind the other gets no frames to click in
         with tab.expect_request("**/play-anyone"):
             _play_anyone(tab).click(no_wait_after=True)
     deadline = time.monotonic() + 10
