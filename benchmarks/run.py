@@ -149,9 +149,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="concurrent clients of the scale-out throughput runs (40: PostgreSQL's default "
         "max_connections is 100, and each request in flight holds a connection)",
     )
-    p.add_argument("--plies", type=int, help="plies of the long match (100000)")
+    p.add_argument("--plies", type=int, help="plies of the long match (100000; tiny 600)")
     p.add_argument(
-        "--edge", type=int, help="plies timed at each end of the long match (1000; tiny 200)"
+        "--edge", type=int, help="plies timed at each end of the long match (1000; tiny 100)"
     )
     p.add_argument(
         "--fanout", type=int, help="spectators of the fan-out match (default 300; tiny 20)"
@@ -295,8 +295,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "idle": 20 if tiny else 2000,
         "idle_n": 2 if tiny else 100,
         "scale_n": 2 if tiny else 100,
-        "plies": 2000 if tiny else 100_000,
-        "edge": 200 if tiny else 1000,
+        "plies": 600 if tiny else 100_000,
+        "edge": 100 if tiny else 1000,
         "profile": not tiny,
         "segments": 1 if tiny else 4,
         "hooks_n": 2 if tiny else 100,
@@ -1149,10 +1149,13 @@ def analysis_run(args) -> dict:
 # ---- 8. the private hooks --------------------------------------------------------------
 
 
-def hooks_settings() -> list[tuple[str, str]]:
-    """(label, BITSITE_HOOKS) of each server of the hooks run."""
+def hooks_settings(tiny: bool = False) -> list[tuple[str, str]]:
+    """(label, BITSITE_HOOKS) of each server of the hooks run: a tiny run (CI's check that
+    the phase works, whose figures mean nothing) takes the two ends, all on and all off."""
     from bitsite.runtime import HOOKS, REDIS_ONLY
 
+    if tiny:
+        return [("all on", "all"), ("all off", "none")]
     # The run serves the embedded default: a hook of the Redis layer changes nothing there
     # (the tournaments' two-process run measures it).
     return [
@@ -1241,7 +1244,8 @@ async def hooks_run(env: dict, args) -> dict:
     return {
         "n": args.hooks_n,
         "configs": [
-            await hooks_config(env, label, hooks, args) for label, hooks in hooks_settings()
+            await hooks_config(env, label, hooks, args)
+            for label, hooks in hooks_settings(args.tiny)
         ],
     }
 
@@ -1321,11 +1325,15 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_storm:
             phase(results, "presence storm", lambda: asyncio.run(storm_run(env, args)), key="storm")
         quick = ["--quick", "--sockets", "10", "--ghost-wait", "1"] if args.tiny else []
+        # A tiny run storms each page once with a cookie and once without, half of the six
+        # straight to daphne and the other half through nginx: every kind and both ways in.
+        direct = ["--kinds", "match-cookie,lobby-no-cookie,watch-cookie"] if args.tiny else []
+        proxied = ["--kinds", "match-no-cookie,lobby-cookie,watch-no-cookie"] if args.tiny else []
         if not args.skip_storms:
             phase(
                 results,
                 "hostile storms",
-                lambda: asyncio.run(storms.storms_run(env, storms.parse_args(quick))),
+                lambda: asyncio.run(storms.storms_run(env, storms.parse_args([*quick, *direct]))),
                 key="storms",
             )
         if not args.skip_storms_nginx and not Path(storms.NGINX).exists():
@@ -1337,7 +1345,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"  hostile storms through nginx: skipped, {results['storms_nginx']['skipped']}"
             )
         elif not args.skip_storms_nginx:
-            via = storms.parse_args([*quick, "--via", "nginx"])
+            via = storms.parse_args([*quick, *proxied, "--via", "nginx"])
             phase(
                 results,
                 "hostile storms through nginx",
