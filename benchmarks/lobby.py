@@ -177,13 +177,26 @@ class Churn:
         self.client = client
         self.target = target
         self.rate = rate
-        self.browsers = [Browser() for _ in range(max(4, 2 * math.ceil(rate)))]
+        # The browsers not in a cycle now. A browser has at most one open challenge of a
+        # game (a new one replaces it: games/play.py), so a cycle takes two idle browsers,
+        # and one that finds none takes a new browser (someone arrives): on a busy
+        # machine a cycle outlasts the interval, and a creator reused while its challenge
+        # still waits would withdraw it.
+        self.idle = [Browser() for _ in range(max(4, 2 * math.ceil(rate)))]
         self.n = 0
+
+    def _browser(self) -> Browser:
+        return self.idle.pop() if self.idle else Browser()
 
     async def cycle(self, n: int) -> str:
         """One challenge made and accepted: "" or what failed."""
-        creator = self.browsers[(2 * n) % len(self.browsers)]
-        taker = self.browsers[(2 * n + 1) % len(self.browsers)]
+        creator, taker = self._browser(), self._browser()
+        try:
+            return await self._cycle(n, creator, taker)
+        finally:
+            self.idle += [creator, taker]
+
+    async def _cycle(self, n: int, creator: Browser, taker: Browser) -> str:
         try:
             status, location = await creator.post(
                 self.client, self.target, f"/games/{GAME}/new/", form(f"churn{n}")

@@ -541,7 +541,7 @@ def test_the_lobby_churn_names_the_reason_a_challenge_was_not_accepted(live_serv
         async with load.Client() as client:
             target = load.Target(port)
             churn = lobby.Churn(client, target, rate=1)
-            creator = churn.browsers[0]
+            creator = churn.idle[0]
             status, location = await creator.post(
                 client, target, f"/games/{lobby.GAME}/new/", lobby.form("mine")
             )
@@ -554,3 +554,37 @@ def test_the_lobby_churn_names_the_reason_a_challenge_was_not_accepted(live_serv
     why, _ = asyncio.run(own_challenge())
     assert why and not why.startswith("HTTP"), why
     assert "own" in why.lower(), why
+
+
+def test_the_lobby_churn_never_gives_a_browser_two_cycles_at_once(monkeypatch):
+    """A browser has one open challenge of a game at a time (a new one replaces it), so a
+    cycle that outlasts the churn's interval on a busy machine must not lend its creator
+    to the next cycle (CI's tiny run once lost a challenge so: "no longer open")."""
+    import asyncio
+
+    from benchmarks import lobby
+
+    churn = lobby.Churn(client=None, target=None, rate=4.0)
+    busy: set[int] = set()
+    clashes: list[int] = []
+    seen: set[int] = set()
+
+    async def slow_cycle(n, creator, taker):
+        for browser in (creator, taker):
+            if id(browser) in busy:
+                clashes.append(n)
+            busy.add(id(browser))
+            seen.add(id(browser))
+        await asyncio.sleep(0.05 * (n % 3))  # some cycles outlast others
+        busy.difference_update({id(creator), id(taker)})
+        return ""
+
+    monkeypatch.setattr(churn, "_cycle", slow_cycle)
+
+    async def main():
+        return await asyncio.gather(*(churn.cycle(n) for n in range(12)))
+
+    assert asyncio.run(main()) == [""] * 12
+    assert clashes == []
+    assert len(seen) == 24  # twelve cycles at once: the pool of 8 grew by 16 newcomers
+    assert len(churn.idle) == 24  # and every browser came back to it
