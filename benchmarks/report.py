@@ -24,6 +24,8 @@ TARGETS = {
     "fanout": "fan-out to 300 spectators: p99 <= 2x the bare fan-out",
     "api_streams": "200 open API game streams receive a move within 2x the time 200 match "
     "page sockets do (p50 and p99)",
+    "watched": "300 anonymous API streams on a match: its players' moves reach the opponent "
+    "within 1.5x of a quiet match's (p50)",
     "storm": "100 sockets of one seat cost under 1 s of server CPU in total and add under "
     "100 ms to another match's connect",
     "memory": "a server stays under 150 MB after 30 perfect-computer games with different options",
@@ -208,6 +210,20 @@ def targets(results: dict) -> dict:
             "p50_ratio": p50,
             "p99_ratio": p99,
             "met": p50 <= 2.0 and p99 <= 2.0,
+        }
+    watched = results.get("watched")
+    if watched:
+        ours, quiet = watched["watched"], watched["quiet"]
+        ratio = _ratio(ours["p50_ms"], quiet["p50_ms"])
+        out["watched"] = {
+            "watchers": watched["count"],
+            "p50_ms": ours["p50_ms"],
+            "p99_ms": ours["p99_ms"],
+            "quiet_p50_ms": quiet["p50_ms"],
+            "quiet_p99_ms": quiet["p99_ms"],
+            "ratio": ratio,
+            "p99_ratio": _ratio(ours["p99_ms"], quiet["p99_ms"]),
+            "met": ratio <= 1.5,
         }
     storm = results.get("storm")
     if storm and "capped" in storm:
@@ -414,6 +430,12 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
             f"to the last of {t['streams']:,}: p50 {_f(t['p50_ms'], 0)} / "
             f"{_f(t['socket_p50_ms'], 0)} ms = {_f(t['p50_ratio'], 2)}x, p99 "
             f"{_f(t['p99_ms'], 0)} / {_f(t['socket_p99_ms'], 0)} ms = {_f(t['p99_ratio'], 2)}x"
+        )
+    if key == "watched":
+        return (
+            f"p50 {_f(t['p50_ms'], 0)} / {_f(t['quiet_p50_ms'], 0)} ms = {_f(t['ratio'], 2)}x "
+            f"(p99 {_f(t['p99_ms'], 0)} / {_f(t['quiet_p99_ms'], 0)} ms = "
+            f"{_f(t['p99_ratio'], 2)}x) under {t['watchers']:,} streams"
         )
     if key == "storm":
 
@@ -1552,6 +1574,18 @@ def sanity(results: dict) -> list[str]:
                 problems.append(
                     f"API streams {key}: {res.get('pushes', 0)} of {res.get('pushes_expected')} "
                     "lines or pushes arrived"
+                )
+    watched = results.get("watched")
+    if config.get("skip_watched") is False and not watched:  # asked for, missing
+        problems.append("watched: did not run")
+    if watched:
+        for key in ("watched", "quiet"):
+            res = watched[key]
+            _check_moves(f"watched {key}", res, problems)
+            if res.get("pushes", 0) != res.get("pushes_expected", -1):
+                problems.append(
+                    f"watched {key}: {res.get('pushes', 0)} of {res.get('pushes_expected')} "
+                    "lines arrived"
                 )
     if config and not config.get("skip_lobby") and not results.get("lobby_fanout"):
         problems.append("lobby: did not run")

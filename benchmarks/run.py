@@ -215,6 +215,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--streams", type=int, help="API game streams and sockets watching (default 200; tiny 20)"
     )
     p.add_argument("--skip-api-streams", action="store_true")
+    p.add_argument(
+        "--watchers",
+        type=int,
+        help="anonymous streams on the watched match against a quiet one (default 300; tiny 20)",
+    )
+    p.add_argument("--skip-watched", action="store_true")
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
         "--skip-storms", action="store_true", help="the hostile storms (benchmarks/storms.py)"
@@ -284,6 +290,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "closed": 2.0 if tiny else 12.0,
         "fanout": 20 if tiny else 300,
         "streams": 20 if tiny else 200,
+        "watchers": 20 if tiny else 300,
         "lobby_pages": 20 if tiny else 1000,
         "churn_rate": 4.0 if tiny else 20.0,
         "churn_n": 2 if tiny else 100,
@@ -1295,6 +1302,13 @@ def main(argv: list[str] | None = None) -> int:
                 "API streams",
                 lambda: asyncio.run(api_streams.api_streams_run(env, args, make_matches, progress)),
                 key="api_streams",
+            )
+        if not args.skip_watched:
+            phase(
+                results,
+                "watched",
+                lambda: asyncio.run(api_streams.watched_run(env, args, make_matches, progress)),
+                key="watched",
             )
         if not args.skip_lobby:
             phase(
