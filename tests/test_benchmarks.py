@@ -402,6 +402,34 @@ def test_the_api_streams_row_is_reported_and_checked():
     assert "API streams: did not run" in report.sanity(config)
 
 
+def _pushed(opponent: float, listeners: int) -> dict:
+    """Ten moves whose opponent's push took ``opponent`` s, each line reaching ``listeners``."""
+    extra = [opponent + 0.01] * listeners
+    outcome = load.Outcome(scheduled=0.0, sent=0.0, arrived=opponent, answered=0.005, extra=extra)
+    result = load.moves_result([outcome] * 10, 1.0)
+    result["pushes_expected"] = 10 * listeners
+    return result
+
+
+def test_the_watched_row_compares_the_players_push_with_a_quiet_match():
+    watched = {
+        "count": 4,
+        "offered_per_s": 2.0,
+        "watched": _pushed(0.03, 4),
+        "quiet": _pushed(0.02, 0),
+    }
+    target = report.targets({"watched": watched})["watched"]
+    assert target["p50_ms"] == pytest.approx(30) and target["quiet_p50_ms"] == pytest.approx(20)
+    assert target["ratio"] == pytest.approx(1.5) and target["met"] is True
+    assert "under 4 streams" in report._target_figure("watched", target)
+    slow = {**watched, "watched": _pushed(0.031, 4)}
+    assert report.targets({"watched": slow})["watched"]["met"] is False
+    assert not [p for p in report.sanity({"watched": watched}) if "watched" in p]
+    lost = {**watched, "watched": {**watched["watched"], "pushes": 39}}
+    assert any("39 of 40 lines arrived" in p for p in report.sanity({"watched": lost}))
+    assert "watched: did not run" in report.sanity({"config": {"skip_watched": False}})
+
+
 # ---- the socket path: moves sent as frames on the mover's match socket ---------------------
 
 
