@@ -125,12 +125,11 @@ async def test_a_socket_killed_mid_handshake_leaves_no_presence_and_no_task(monk
 
 async def test_a_socket_killed_after_it_opened_stops_its_heartbeat(monkeypatch, settings):
     """Our part of a kill: the killed socket's heartbeat stops and its presence goes, the
-    other socket's stay. On the in-process layer in every suite (presence is on Redis in
-    the PostgreSQL + Redis one): on channels-redis 4.3.0, cancelling one consumer while it
-    holds the process's shared receive now and then ends or stalls another consumer's read
-    (1 run in about 6 on two busy cores; the library's known cancellation races, e.g.
-    django/channels#1683, django/channels_redis#134), which is not what this test is about."""
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "bitsite.layers.InProcessChannelLayer"}}
+    other socket's stay. On the suite's own layer: channels-redis's in the PostgreSQL +
+    Redis suite, where cancelling one consumer while it holds the process's shared receive
+    once ended or stalled the other's read now and then (django/channels#1683,
+    django/channels_redis#134); the read is now cancelled until it has ended
+    (bitsite/layers.py) and tests/test_layers.py races it a hundred times."""
     monkeypatch.setattr(presence, "GRACE", 0.2)  # a page that closes reads as gone at once
     monkeypatch.setattr(presence, "CHECK", 0.05)
     monkeypatch.setattr(presence, "HEARTBEAT", 0.1)

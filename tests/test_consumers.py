@@ -565,7 +565,7 @@ async def test_a_crowd_of_spectators_is_one_member_of_the_layer_per_process():
     from games.live import group_name
     from tests.test_fanout import members_in_layer
 
-    match, t1, t2 = await database_sync_to_async(make_match)("last-bit-standing")
+    match, t1, _ = await database_sync_to_async(make_match)("last-bit-standing")
     player1, _ = await connect(match.public_id, t1)
     await player1.receive_from(timeout=10)
     watchers = []

@@ -176,3 +176,47 @@ async def test_a_read_cancelled_as_its_socket_closes_loses_nothing_taken_for_the
     got = [(await asyncio.wait_for(layer.receive(staying), 5))["n"] for _ in range(30)]
     assert got == list(range(30))
     await layer.flush()
+
+
+def plain_layer():
+    """bitsite.layers' Redis layer: channels-redis's own read, with the site's guard."""
+    import os
+
+    return layers.RedisChannelLayer(
+        hosts=[{"address": os.environ.get("REDIS_URL")}], prefix="racetest"
+    )
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("make", [plain_layer, batch_layer], ids=["plain", "batch"])
+async def test_cancelling_one_channels_read_never_ends_or_stalls_anothers(make):
+    """The race once seen through the killed-socket test (tests/test_admission.py): two
+    channels of one process read through the process's shared receive; one's read is
+    cancelled (its socket closed) at a random moment, sometimes with a message of its own
+    in flight; its cancellation ends it, and the other channel's next message arrives.
+    A hundred times, at random timings."""
+    import random
+
+    layer = make()
+    await layer.flush()
+    rng = random.Random(1683)
+    try:
+        for n in range(100):
+            closing, staying = await layer.new_channel(), await layer.new_channel()
+            cancelled = asyncio.ensure_future(layer.receive(closing))
+            waiting = asyncio.ensure_future(layer.receive(staying))
+            await asyncio.sleep(rng.uniform(0, 0.01))
+            if n % 2:
+                await layer.send(closing, {"type": "push", "n": -n})  # in flight as it closes
+            await asyncio.sleep(rng.uniform(0, 0.003))
+            cancelled.cancel()
+            try:  # ended (cancelled), not waiting for a message
+                got = await asyncio.wait_for(cancelled, 5)
+            except asyncio.CancelledError:
+                pass
+            else:  # it had read its own message before the cancellation came
+                assert got["n"] == -n
+            await layer.send(staying, {"type": "push", "n": n})
+            assert (await asyncio.wait_for(waiting, 5))["n"] == n, f"trial {n}"
+    finally:
+        await layer.flush()
