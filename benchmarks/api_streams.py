@@ -16,7 +16,7 @@ import re
 import aiohttp
 
 from benchmarks import load
-from benchmarks.servers import BenchServer
+from benchmarks.servers import BenchServer, run_module
 
 STATE_PLY = re.compile(rb'^\{"type":"state","version":\d+,"ply":(\d+)')
 
@@ -202,10 +202,37 @@ async def watched_run(env: dict, args, make_matches, progress) -> dict:
         server.stop()
 
 
+LAYERS = {
+    "list": "channels-redis's list layer (the site's: bitsite/layers.py)",
+    "pubsub": "channels-redis's pub/sub layer (RedisPubSubChannelLayer)",
+}
+
+
+def layers_run(args, make_matches, progress) -> dict:
+    """The scale-out layers compared (issue 40): the watched row on PostgreSQL + Redis, once
+    on the site's layer and once on channels-redis's pub/sub layer (benchmarks/settings.py),
+    each on a fresh database, one after the other."""
+    from benchmarks.servers import REDIS_URL, PostgresDatabase, bench_env, services_problem
+
+    problem = services_problem()
+    if problem:
+        progress(f"The layer comparison skipped: {problem}")
+        return {"skipped": problem}
+    out = {"database": "PostgreSQL (fresh database, dropped after)", "redis": REDIS_URL}
+    for name, what in LAYERS.items():
+        progress(f"  on {what}")
+        with PostgresDatabase() as db:
+            env = bench_env(db.url, REDIS_URL) | {"BITSITE_BENCH_LAYER": name}
+            run_module(env, "benchmarks.fixtures", "prepare")
+            out[name] = asyncio.run(watched_run(env, args, make_matches, progress))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """These rows alone: ``python -m benchmarks.api_streams [--tiny] [--streams N]
-    [--watchers N] [--skip-api-streams | --skip-watched] [--scale-out]`` (``--scale-out``:
-    on PostgreSQL + Redis, as the lobby's split run)."""
+    [--watchers N] [--skip-api-streams | --skip-watched | --skip-layers] [--scale-out]``
+    (``--scale-out``: on PostgreSQL + Redis, as the lobby's split run, and the layer
+    comparison after them)."""
     import contextlib
     import sys
     import tempfile
@@ -235,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
             results["watched"] = asyncio.run(
                 watched_run(env, args, bench.make_matches, bench.progress)
             )
+        if not args.skip_layers and scale_out:
+            results["layers"] = layers_run(args, bench.make_matches, bench.progress)
     targets = report.targets(results)
     for key in ("api_streams", "watched"):
         if key in targets:
@@ -242,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 report._target_figure(key, targets[key]), "met" if targets[key]["met"] else "MISSED"
             )
+    if "layers" in results:
+        print(report.layers_line(results["layers"]))
     problems = [p for p in report.sanity(results) if p != "no load run"]
     for problem in problems:
         print("not sane:", problem)

@@ -539,6 +539,27 @@ def _f(x, digits=1) -> str:
     return f"{x:,.{digits}f}"
 
 
+def layers_line(layers: dict) -> str:
+    """The scale-out layers compared: the watched row on each (no target: figures)."""
+    if "skipped" in layers:
+        return f"Scale-out layers: not compared ({layers['skipped']})."
+    parts = []
+    for name, what in (("list", "the list layer (the site's)"), ("pubsub", "the pub/sub layer")):
+        run = layers.get(name)
+        if not run:
+            continue
+        w, q = run["watched"], run["quiet"]
+        last = w.get("last_listener") or _empty_summary()
+        parts.append(
+            f"{what}: the opponent's push p50 / p99 {_f(w['p50_ms'])} / {_f(w['p99_ms'])} ms "
+            f"watched, {_f(q['p50_ms'])} / {_f(q['p99_ms'])} ms quiet; to the last of "
+            f"{run['count']:,} streams {_f(last['p50_ms'], 0)} / {_f(last['p99_ms'], 0)} ms"
+        )
+    return (
+        "Scale-out layers on PostgreSQL + Redis, the watched row on each: " + "; ".join(parts) + "."
+    )
+
+
 def _grid(headers: list[str], rows: list[list[str]], markdown: bool) -> str:
     if markdown:
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
@@ -1267,6 +1288,8 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
     if results.get("tournaments"):
         text = "\n".join(tournaments_lines(results)).strip()
         out.append(("Tournaments (benchmarks.tournaments)", text))
+    if results.get("layers"):
+        out.append(("Scale-out layers (benchmarks.api_streams)", layers_line(results["layers"])))
     tg = results.get("targets", {})
     if tg:
         rows = []
@@ -1578,6 +1601,22 @@ def sanity(results: dict) -> list[str]:
     watched = results.get("watched")
     if config.get("skip_watched") is False and not watched:  # asked for, missing
         problems.append("watched: did not run")
+    layers = results.get("layers")
+    if config.get("skip_layers") is False and not layers:
+        problems.append("scale-out layers: did not run")
+    if layers and "skipped" not in layers:
+        for name in ("list", "pubsub"):
+            if name not in layers:
+                problems.append(f"scale-out layers: {name} did not run")
+                continue
+            for key in ("watched", "quiet"):
+                res = layers[name][key]
+                _check_moves(f"{name} layer, {key}", res, problems)
+                if res.get("pushes", 0) != res.get("pushes_expected", -1):
+                    problems.append(
+                        f"{name} layer, {key}: {res.get('pushes', 0)} of "
+                        f"{res.get('pushes_expected')} lines arrived"
+                    )
     if watched:
         for key in ("watched", "quiet"):
             res = watched[key]
@@ -1784,6 +1823,8 @@ def readme_figures(results: dict) -> str:
             f"{_f(idle['memory_kib']['after']['VmRSS'] / 1024, 0)} MiB)."
         )
         lines.append("")
+    if results.get("layers"):
+        lines += [layers_line(results["layers"]), ""]
     fanout = results.get("fanout")
     if fanout:
         ours, bare = fanout_figures(fanout)

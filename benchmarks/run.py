@@ -221,6 +221,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="anonymous streams on the watched match against a quiet one (default 300; tiny 20)",
     )
     p.add_argument("--skip-watched", action="store_true")
+    p.add_argument(
+        "--skip-layers",
+        action="store_true",
+        help="the watched row on channels-redis's list and pub/sub layers (PostgreSQL + Redis)",
+    )
     p.add_argument("--skip-storm", action="store_true")
     p.add_argument(
         "--skip-storms", action="store_true", help="the hostile storms (benchmarks/storms.py)"
@@ -1309,6 +1314,13 @@ def main(argv: list[str] | None = None) -> int:
                 "watched",
                 lambda: asyncio.run(api_streams.watched_run(env, args, make_matches, progress)),
                 key="watched",
+            )
+        if not args.skip_layers:
+            phase(
+                results,
+                "scale-out layers",
+                lambda: api_streams.layers_run(args, make_matches, progress),
+                key="layers",
             )
         if not args.skip_lobby:
             phase(

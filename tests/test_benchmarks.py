@@ -616,3 +616,17 @@ def test_the_lobby_churn_never_gives_a_browser_two_cycles_at_once(monkeypatch):
     assert clashes == []
     assert len(seen) == 24  # twelve cycles at once: the pool of 8 grew by 16 newcomers
     assert len(churn.idle) == 24  # and every browser came back to it
+
+
+def test_the_scale_out_layers_are_compared_and_checked():
+    run = {"count": 4, "offered_per_s": 2.0, "watched": _pushed(0.03, 4), "quiet": _pushed(0.02, 0)}
+    layers = {"database": "PostgreSQL", "redis": "redis://", "list": run, "pubsub": run}
+    line = report.layers_line(layers)
+    assert "the list layer" in line and "the pub/sub layer" in line and "last of 4" in line
+    assert not [p for p in report.sanity({"layers": layers}) if "layer" in p]
+    lost = {**layers, "pubsub": {**run, "watched": {**run["watched"], "pushes": 39}}}
+    assert any("pubsub layer, watched: 39 of 40" in p for p in report.sanity({"layers": lost}))
+    missing = {k: v for k, v in layers.items() if k != "list"}
+    assert "scale-out layers: list did not run" in report.sanity({"layers": missing})
+    assert "scale-out layers: did not run" in report.sanity({"config": {"skip_layers": False}})
+    assert "not compared" in report.layers_line({"skipped": "no Redis"})
