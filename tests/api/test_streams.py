@@ -376,6 +376,39 @@ async def test_a_busy_stream_stays_in_its_sets_and_a_silent_one_keeps_alive(monk
     assert presence.counts(sets) == [0]  # closed: it left at once
 
 
+async def test_a_crowd_of_streams_is_one_member_of_its_group_per_process():
+    """Streams read their game's group through the process's relay (games/fanout.py):
+    twenty open streams are one channel of the layer's group, a change is one message
+    read, and every stream tells it; the last to close takes the relay out of the group."""
+    from channels.layers import get_channel_layer
+
+    from api import live
+    from games.live import publisher
+    from tests.test_fanout import members_in_layer
+
+    layer = get_channel_layer()
+    relay = fanout.relay(layer)
+    group = live.game_group("crowd")
+    crowd = [
+        live.opened(group=group, sets=[], cap=None, first=lambda: live.First([])) for _ in range(20)
+    ]
+    try:
+        for lines in crowd:
+            assert await anext(lines) == "\n"
+        assert await members_in_layer(layer, group) == 1
+        assert relay.members(group) == 20
+        relayed = relay.relayed
+        await publisher._group_send(layer, group, {"type": "api.line", "line": live.line({"n": 1})})
+        for lines in crowd:
+            assert json.loads(await asyncio.wait_for(anext(lines), 5)) == {"n": 1}
+        assert relay.relayed == relayed + 1
+    finally:
+        for lines in crowd:
+            await lines.aclose()
+    assert relay.members(group) == 0 and group not in relay.groups
+    assert await members_in_layer(layer, group) == 0
+
+
 async def test_a_stream_keeps_one_read_of_its_channel_through_its_keep_alives(monkeypatch):
     """A read cancelled at each keep-alive could take a message with it (channels-redis
     drops what a cancelled receive had in hand): the stream reads through its process's
