@@ -105,6 +105,27 @@ class StreamedPair(load.MatchPair):
                 raise RuntimeError(f"stream of {self.public_id} at ply {ply}, not {self.pos.ply}")
 
 
+async def measured(runs: dict, rate: float, args) -> dict:
+    """Each of ``runs`` (name -> a pair and how many watch it) moving at ``rate`` in an open
+    loop, the runs interleaved in turns; each one's figures, with the lines or pushes its
+    watchers should have had."""
+    merged = await load.interleaved(
+        {
+            name: (lambda d, w, pair=pair: load.open_loop([pair], rate, d, w))
+            for name, (pair, _) in runs.items()
+        },
+        args.duration,
+        args.warmup,
+        args.segments,
+    )
+    out = {}
+    for name, (outcomes, seconds) in merged.items():
+        out[name] = load.moves_result(outcomes, seconds)
+        out[name]["offered_per_s"] = rate
+        out[name]["pushes_expected"] = out[name]["moves"] * runs[name][1]
+    return out
+
+
 async def api_streams_run(env: dict, args, make_matches, progress) -> dict:
     count = args.streams
     rate = min(args.fanout_rate, 1 / args.min_interval)
@@ -123,19 +144,9 @@ async def api_streams_run(env: dict, args, make_matches, progress) -> dict:
             await streams.open(count)
             await asyncio.sleep(1.0)
             result["memory_kib"] = server.memory()
-            merged = await load.interleaved(
-                {
-                    "streams": lambda d, w: load.open_loop([streams], rate, d, w),
-                    "sockets": lambda d, w: load.open_loop([sockets], rate, d, w),
-                },
-                args.duration,
-                args.warmup,
-                args.segments,
-            )
-            for name, (outcomes, seconds) in merged.items():
-                result[name] = load.moves_result(outcomes, seconds)
-                result[name]["offered_per_s"] = rate
-                result[name]["pushes_expected"] = result[name]["moves"] * count
+            runs = {"streams": (streams, count), "sockets": (sockets, count)}
+            result |= await measured(runs, rate, args)
+            for name in runs:
                 last = result[name].get("last_listener")
                 progress(
                     f"    {name}: to the last of {count}: "
@@ -175,21 +186,9 @@ async def watched_run(env: dict, args, make_matches, progress) -> dict:
             await quiet.open(0)
             await watched.open(count)
             await asyncio.sleep(1.0)
-            merged = await load.interleaved(
-                {
-                    "watched": lambda d, w: load.open_loop([watched], rate, d, w),
-                    "quiet": lambda d, w: load.open_loop([quiet], rate, d, w),
-                },
-                args.duration,
-                args.warmup,
-                args.segments,
-            )
-            for name, (outcomes, seconds) in merged.items():
-                result[name] = load.moves_result(outcomes, seconds)
-                result[name]["offered_per_s"] = rate
-                result[name]["pushes_expected"] = result[name]["moves"] * (
-                    count if name == "watched" else 0
-                )
+            runs = {"watched": (watched, count), "quiet": (quiet, 0)}
+            result |= await measured(runs, rate, args)
+            for name in runs:
                 res = result[name]
                 progress(
                     f"    {name}: the opponent's push p50 {res['p50_ms']:.1f} ms, "

@@ -1478,6 +1478,16 @@ def _check_moves(name: str, res: dict, problems: list[str], every: bool = True) 
         problems.append(f"{name}: rate not positive and finite")
 
 
+def _check_lines(name: str, res: dict, problems: list[str], what: str = "lines") -> None:
+    """A watched row: checked as every row is, and every line (or push) reached every
+    stream (or socket) watching."""
+    _check_moves(name, res, problems)
+    if res.get("pushes", 0) != res.get("pushes_expected", -1):
+        problems.append(
+            f"{name}: {res.get('pushes', 0)} of {res.get('pushes_expected')} {what} arrived"
+        )
+
+
 def _check_socket_moves(name: str, res: dict, problems: list[str]) -> None:
     """A socket row: checked as every row is, and every move answered on the mover's socket
     besides pushed to the opponent's, none refused."""
@@ -1591,16 +1601,13 @@ def sanity(results: dict) -> list[str]:
         problems.append("API streams: did not run")
     if streams:
         for key in ("streams", "sockets"):
-            res = streams[key]
-            _check_moves(f"API streams {key}", res, problems)
-            if res.get("pushes", 0) != res.get("pushes_expected", -1):
-                problems.append(
-                    f"API streams {key}: {res.get('pushes', 0)} of {res.get('pushes_expected')} "
-                    "lines or pushes arrived"
-                )
+            _check_lines(f"API streams {key}", streams[key], problems, "lines or pushes")
     watched = results.get("watched")
     if config.get("skip_watched") is False and not watched:  # asked for, missing
         problems.append("watched: did not run")
+    if watched:
+        for key in ("watched", "quiet"):
+            _check_lines(f"watched {key}", watched[key], problems)
     layers = results.get("layers")
     if config.get("skip_layers") is False and not layers:
         problems.append("scale-out layers: did not run")
@@ -1610,22 +1617,7 @@ def sanity(results: dict) -> list[str]:
                 problems.append(f"scale-out layers: {name} did not run")
                 continue
             for key in ("watched", "quiet"):
-                res = layers[name][key]
-                _check_moves(f"{name} layer, {key}", res, problems)
-                if res.get("pushes", 0) != res.get("pushes_expected", -1):
-                    problems.append(
-                        f"{name} layer, {key}: {res.get('pushes', 0)} of "
-                        f"{res.get('pushes_expected')} lines arrived"
-                    )
-    if watched:
-        for key in ("watched", "quiet"):
-            res = watched[key]
-            _check_moves(f"watched {key}", res, problems)
-            if res.get("pushes", 0) != res.get("pushes_expected", -1):
-                problems.append(
-                    f"watched {key}: {res.get('pushes', 0)} of {res.get('pushes_expected')} "
-                    "lines arrived"
-                )
+                _check_lines(f"{name} layer, {key}", layers[name][key], problems)
     if config and not config.get("skip_lobby") and not results.get("lobby_fanout"):
         problems.append("lobby: did not run")
     fan = results.get("lobby_fanout")
