@@ -6,12 +6,10 @@ ask the presence store (games/presence.py) in one round trip whether any stream 
 game, or of its players' accounts, is open in any process; if one is, they draw the
 event's line once (api/state.py) and publish it to the stream's group through the live
 layer's publisher (games/live.py: never holding up the write, kept through a Redis
-outage). Each stream forwards the lines its group receives, reading the database only
-once, for its first lines. The streams of a process share its relay (games/fanout.py):
-a group has one member per process in the layer, and a change is one message read in
-each process, handed to each stream's queue. So a change costs one line drawn and one
-layer message per process whether one program streams the game or three hundred, and
-nothing when none does.
+outage). Each stream is a channel of the channel layer in that group: it forwards the
+lines it receives, reading the database only once, for its first lines. So a change
+costs one line drawn whether one program streams the game or two hundred, and nothing
+when none does.
 
 A stream is a member of expiring sets, like a page's socket: its game's or its
 account's (so the receivers know it is there), its token's (at most
@@ -37,7 +35,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import Profile
-from games import fanout, presence
+from games import presence
 from games.live import publisher
 from games.models import Match
 from games.presenters import presenter_for
@@ -234,33 +232,18 @@ def opened(
     return _lines(groups, names, first, seat, member, standing)
 
 
-class Inbox:
-    """A stream's place in the process's relay (games/fanout.py): the relay hands it each
-    message of the stream's groups, as it hands a socket its shared groups', and the
-    stream reads them here in order. The groups have one member per process in the layer,
-    however many streams watch: a change is one read in each process, then a queue's put
-    for each stream."""
-
-    def __init__(self):
-        self.queue: asyncio.Queue = asyncio.Queue()
-
-    async def api_line(self, message: dict) -> None:
-        self.queue.put_nowait(message)
-
-    api_recheck = layer_lost = api_line
-
-
 async def _lines(groups, names, first, seat, member, standing) -> AsyncIterator[str]:
-    relay = fanout.relay(get_channel_layer())
-    inbox = Inbox()
-    joined: list[str] = []
-    attended = None
+    layer = get_channel_layer()
+    # Channels' default name, as every socket's: channels-redis reads all the channels
+    # of a process through one Redis list per name prefix but under one lock, so a
+    # stream's read of an "api." list held the lock while the sockets' list went unread.
+    channel = await layer.new_channel()
+    attended = reading = None
     try:
         # Members first, then the first lines: no change falls between the two.
         await presence.call(presence.join_sets, member, names)
         for group in groups:
-            await relay.join(group, inbox)
-            joined.append(group)
+            await layer.group_add(group, channel)
         if standing is not None and not await sync_to_async(standing)():
             return  # revoked between the request's check and the joins
         if seat is not None:
@@ -274,6 +257,9 @@ async def _lines(groups, names, first, seat, member, standing) -> AsyncIterator[
             return
         clock = asyncio.get_running_loop().time
         spoke = refreshed = clock()
+        # One read of the channel stays pending across the keep-alive waits: a read
+        # cancelled by a timeout may take a message with it (channels-redis drops what a
+        # cancelled receive had in hand), and the stream would never tell that change.
         while True:
             # Its memberships are kept alive every HEARTBEAT, however busy the stream (a
             # game moving faster than KEEP_ALIVE must not let them expire: the receivers
@@ -286,14 +272,15 @@ async def _lines(groups, names, first, seat, member, standing) -> AsyncIterator[
                 if attended is not None:
                     await presence.call(presence.refresh, attended)
             wait = min(spoke + KEEP_ALIVE, refreshed + presence.HEARTBEAT) - clock()
-            try:
-                # A queue's get cancelled by its timeout takes nothing with it.
-                message = await asyncio.wait_for(inbox.queue.get(), max(wait, 0.0))
-            except TimeoutError:
+            if reading is None:
+                reading = asyncio.ensure_future(layer.receive(channel))
+            done, _ = await asyncio.wait({reading}, timeout=max(wait, 0.0))
+            if not done:
                 if clock() - spoke >= KEEP_ALIVE:
                     spoke = clock()
                     yield "\n"
                 continue
+            message, reading = reading.result(), None
             if message.get("type") == "layer.lost":
                 return  # the channel layer failed (bitsite/layers.py): the client reconnects
             if message.get("type") == "api.recheck":
@@ -312,9 +299,12 @@ async def _lines(groups, names, first, seat, member, standing) -> AsyncIterator[
             if message.get("last"):
                 return
     finally:
+        if reading is not None:
+            reading.cancel()  # the stream is closing: what it would read is nobody's
+            await asyncio.wait({reading})
         try:
-            for group in joined:
-                await relay.leave(group, inbox)
+            for group in groups:
+                await layer.group_discard(group, channel)
         except Exception as error:
             publisher.lost(error)
         await presence.call(presence.leave_sets, member, names)

@@ -11,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from games import fanout
 from games.rules import get_game
 from tests.api.helpers import token_for
 from tests.api.live_api import SignedIn, call
@@ -363,9 +362,7 @@ async def test_a_busy_stream_stays_in_its_sets_and_a_silent_one_keeps_alive(monk
         busy_until, n = clock() + 4.0, 0
         while clock() < busy_until:  # a line every 0.1 s: never 1.5 s of silence
             n += 1
-            await layer.group_send(
-                group, {"type": "api.line", "line": live.line({"n": n}), "group": group}
-            )
+            await layer.group_send(group, {"type": "api.line", "line": live.line({"n": n})})
             assert json.loads(await asyncio.wait_for(anext(lines), 2)) == {"n": n}
             assert presence.counts(sets) == [1]
             await asyncio.sleep(0.1)
@@ -376,44 +373,10 @@ async def test_a_busy_stream_stays_in_its_sets_and_a_silent_one_keeps_alive(monk
     assert presence.counts(sets) == [0]  # closed: it left at once
 
 
-async def test_a_crowd_of_streams_is_one_member_of_its_group_per_process():
-    """Streams read their game's group through the process's relay (games/fanout.py):
-    twenty open streams are one channel of the layer's group, a change is one message
-    read, and every stream tells it; the last to close takes the relay out of the group."""
-    from channels.layers import get_channel_layer
-
-    from api import live
-    from games.live import publisher
-    from tests.test_fanout import members_in_layer
-
-    layer = get_channel_layer()
-    relay = fanout.relay(layer)
-    group = live.game_group("crowd")
-    crowd = [
-        live.opened(group=group, sets=[], cap=None, first=lambda: live.First([])) for _ in range(20)
-    ]
-    try:
-        for lines in crowd:
-            assert await anext(lines) == "\n"
-        assert await members_in_layer(layer, group) == 1
-        assert relay.members(group) == 20
-        relayed = relay.relayed
-        await publisher._group_send(layer, group, {"type": "api.line", "line": live.line({"n": 1})})
-        for lines in crowd:
-            assert json.loads(await asyncio.wait_for(anext(lines), 5)) == {"n": 1}
-        assert relay.relayed == relayed + 1
-    finally:
-        for lines in crowd:
-            await lines.aclose()
-    assert relay.members(group) == 0 and group not in relay.groups
-    assert await members_in_layer(layer, group) == 0
-
-
 async def test_a_stream_keeps_one_read_of_its_channel_through_its_keep_alives(monkeypatch):
     """A read cancelled at each keep-alive could take a message with it (channels-redis
-    drops what a cancelled receive had in hand): the stream reads through its process's
-    relay (games/fanout.py), whose one read stays pending through the stream's empty
-    lines and its close, and the stream tells the change that comes after them."""
+    drops what a cancelled receive had in hand): the stream's one read stays pending
+    through the empty lines and tells the change that comes after them."""
     from channels.layers import get_channel_layer
 
     from api import live
@@ -438,16 +401,13 @@ async def test_a_stream_keeps_one_read_of_its_channel_through_its_keep_alives(mo
         assert await anext(lines) == "\n"  # the answer's head
         for _ in range(3):
             assert await asyncio.wait_for(anext(lines), 2) == "\n"  # kept alive
-        await layer.group_send(
-            group, {"type": "api.line", "line": live.line({"n": 1}), "group": group}
-        )
+        await layer.group_send(group, {"type": "api.line", "line": live.line({"n": 1})})
         assert json.loads(await asyncio.wait_for(anext(lines), 2)) == {"n": 1}
-        assert len(reads) == 2 and cancelled == []  # one read through the keep-alives,
-        assert await asyncio.wait_for(anext(lines), 2) == "\n"  # then the next one's
+        assert len(reads) == 1 and cancelled == []
+        assert await asyncio.wait_for(anext(lines), 2) == "\n"  # reading again
     finally:
         await lines.aclose()
-    assert len(reads) == 2 and cancelled == []  # the relay reads on, for the next stream
-    assert fanout.relay(layer).members(group) == 0  # the stream left its group
+    assert len(reads) == 2 and cancelled == reads[1:]  # closed: its pending read with it
 
 
 async def test_a_stream_ends_when_its_channel_layer_fails(monkeypatch):
@@ -492,9 +452,7 @@ async def test_a_waiting_stream_does_not_hold_up_the_sockets_of_its_process():
         await layer.group_add("a-match-page", socket)
         await layer.group_send("a-match-page", {"type": "board.push"})
         assert (await asyncio.wait_for(layer.receive(socket), 3))["type"] == "board.push"
-        await layer.group_send(
-            group, {"type": "api.line", "line": live.line({"n": 1}), "group": group}
-        )
+        await layer.group_send(group, {"type": "api.line", "line": live.line({"n": 1})})
         assert json.loads(await asyncio.wait_for(waiting, 3)) == {"n": 1}
     finally:
         await lines.aclose()
