@@ -97,17 +97,7 @@ class MatchConsumer(Socket):
 
     def groups_to_join(self) -> list[str]:
         # The group of this socket's kind of viewer: what it is sent is its board.
-        if self.seen.viewer.spectator:
-            return []
         return [group_name(self.public_id, self.seen.viewer.key)]
-
-    def groups_to_share(self) -> list[str]:
-        # Spectators, however many, are one member of their group per process (the
-        # process's relay, games/fanout.py): a crowd watching a match costs its players
-        # one message read per process, not one per page.
-        if self.seen.viewer.spectator:
-            return [group_name(self.public_id, self.seen.viewer.key)]
-        return []
 
     async def opened(self) -> None:
         # Read after the group is joined: a change committed after this read began comes

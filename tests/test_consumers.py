@@ -555,46 +555,6 @@ async def test_a_change_costs_the_same_queries_and_renders_for_1_10_or_100_socke
     assert per_change[1]["renders"] == 3  # seat 1, seat 2, spectator
 
 
-async def test_a_crowd_of_spectators_is_one_member_of_the_layer_per_process():
-    """Spectators share their group through the process's relay (games/fanout.py): forty
-    pages watching are one channel of the layer's group, a move is one message read and
-    handed to each of them, and the players keep channels of their own."""
-    from channels.layers import get_channel_layer
-
-    from games import fanout
-    from games.live import group_name
-    from tests.test_fanout import members_in_layer
-
-    match, t1, _ = await database_sync_to_async(make_match)("last-bit-standing")
-    player1, _ = await connect(match.public_id, t1)
-    await player1.receive_from(timeout=10)
-    watchers = []
-    for _ in range(40):
-        watcher, ok = await connect(match.public_id)
-        assert ok
-        await board_from(watcher)
-        watchers.append(watcher)
-    layer = get_channel_layer()
-    spectators = group_name(match.public_id, "spectator")
-    assert await members_in_layer(layer, spectators) == 1
-    assert await members_in_layer(layer, group_name(match.public_id, "seat1")) == 1
-    relay = fanout.relay(layer)
-    assert relay.members(spectators) == 40
-    relayed = relay.relayed
-    await database_sync_to_async(play.submit_move)(
-        match.public_id, by=actor(match, t1), text="0", ply=0
-    )
-    for watcher in watchers:
-        assert 'data-ply="1"' in await board_from(watcher)
-    assert 'data-ply="1"' in await board_from(player1)
-    assert relay.relayed >= relayed + 1
-    for watcher in watchers:
-        await watcher.disconnect()
-    await until(lambda: spectators not in relay.groups)  # left, and its discard done
-    assert await members_in_layer(layer, spectators) == 0  # the last one out: the relay too
-    await player1.disconnect()
-
-
 async def test_renders_per_presence_change_grow_linearly_with_sockets(counted, settings):
     """Many pages of one player: each renders its own snapshot once, and the other pages
     get one small update, not a board per page per page (that was quadratic)."""
