@@ -350,7 +350,8 @@
     document.querySelectorAll(".clock[data-running]").forEach(function (el) {
       var left = Math.max(0, parseInt(el.getAttribute("data-ms"), 10) - (Date.now() - shownAt));
       var low = parseInt(el.getAttribute("data-low") || "0", 10), who = el.closest("[data-player]");
-      el.textContent = el.hasAttribute("data-long") ? longText(left) : clockText(left);
+      var text = el.hasAttribute("data-long") ? longText(left) : clockText(left);
+      if (el.textContent !== text) el.textContent = text; // an unchanged clock is not redrawn
       el.classList.toggle("low", left < low);
       who = who ? who.getAttribute("data-player") : "";
       if (left < low && left > 0 && el.hasAttribute("data-mine") && !warned[who]) {
@@ -653,10 +654,11 @@
         left = number(el, "data-wait-ms");
         if (mark && mark.getAttribute("data-online") === "no") left -= number(mark, "data-away-ms") + age(mark);
       }
-      var ready = left <= 0;
-      el.querySelectorAll("button").forEach(function (b) { b.disabled = !ready; });
-      el.querySelectorAll("[data-wait-text]").forEach(function (t) { t.hidden = ready; });
-      if (!ready) el.querySelectorAll("[data-left]").forEach(function (n) { n.textContent = String(Math.ceil(left / 1000)); });
+      // Only what changed is written: a page that waits is not redrawn four times a second.
+      var ready = left <= 0, seconds = String(Math.ceil(left / 1000));
+      el.querySelectorAll("button").forEach(function (b) { if (b.disabled !== !ready) b.disabled = !ready; });
+      el.querySelectorAll("[data-wait-text]").forEach(function (t) { if (t.hidden !== ready) t.hidden = ready; });
+      if (!ready) el.querySelectorAll("[data-left]").forEach(function (n) { if (n.textContent !== seconds) n.textContent = seconds; });
       if (ready && el.hasAttribute("data-wait-sync") && !asked.has(el) && socket) {
         asked.add(el);
         socket.send(JSON.stringify({ type: "sync" }));
