@@ -9,6 +9,7 @@ the game comes from games.rules.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -322,7 +323,6 @@ def board_context(
                 "seat": seat,
                 "label": match.player_name(player),
                 "mark": shared.marks.get(seat, ""),
-                "to_move": playing and player == to_move,
                 "is_viewer": seat in viewer.seats and len(viewer.seats) == 1,
                 "mine": seat in viewer.seats,
                 "computer": seat == computer_seat,
@@ -355,6 +355,9 @@ def board_context(
         "below": below,
         "low_ms": clock.LOW_TIME_MS,
         "status_text": status_text(match, viewer, to_move),
+        # The player whose turn it is, marked on the board's state (their seat is drawn
+        # marked from it: a move leaves the seats as they were).
+        "player_to_move": to_move if playing else None,
         "result_kind": result_kind(match, viewer),
         "my_turn": may.move,
         "legal": legal,
@@ -503,6 +506,77 @@ def render_kinds(
         for viewer in kinds(match)
         if only is None or viewer.key in only
     }
+
+
+# ---- what changed: a push that carries only the board's slots that changed -----------------
+
+SLOT_RE = re.compile(r"<!--s:([\w-]+)-->(.*?)<!--/s-->", re.S)
+BOARD_END = "</section>"
+# Before a push that carries only what changed since the board of version N: the page
+# swaps its slots in (each is one element with an id: htmx's websocket extension swaps a
+# message's elements by id) when it shows version N, and asks for the whole board
+# (``{"type": "sync"}``) when it shows another (static/site/site.js).
+DELTA = "<!--delta:{base}-->"
+
+
+def slots(html: str) -> dict[str, str]:
+    """A drawn board's slots (templates/games/match.html marks them), by name."""
+    return {name: part for name, part in SLOT_RE.findall(html)}
+
+
+def delta(before: str, after: str, base: int) -> str | None:
+    """What turns the page showing board ``before`` (of version ``base``) into ``after``:
+    the slots of ``after`` that differ (the move list by its rows: ``_rows_changed``), and
+    what follows the board (the status line, a notice). None when the two boards do not
+    have the same slots (then only the whole board will do)."""
+    old, new = slots(before), slots(after)
+    if not new or old.keys() != new.keys() or BOARD_END not in after:
+        return None
+    changed = []
+    for name, part in new.items():
+        if old[name] == part:
+            continue
+        rows = _rows_changed(old[name], part) if name == "history" else None
+        changed.append(part if rows is None else rows)
+    return DELTA.format(base=base) + "".join(changed) + after.split(BOARD_END, 1)[1]
+
+
+ROW_RE = re.compile(r'<li id="move-(\d+)".*?</li>', re.S)
+MOVES_COUNT_RE = re.compile(r'<summary id="moves-count">.*?</summary>', re.S)
+MOVES_EARLIER_RE = re.compile(r'<p class="hint" id="moves-earlier".*?</p>', re.S)
+
+
+def _rows_changed(before: str, after: str) -> str | None:
+    """The move list's change as a page applies it: its count and its "earlier moves"
+    line, the rows that scrolled out of it deleted, the new rows added at its end. None
+    when the list changed otherwise (its first move: the whole list)."""
+    old = {int(ply): row.group(0) for row in ROW_RE.finditer(before) for ply in [row.group(1)]}
+    new = {int(ply): row.group(0) for row in ROW_RE.finditer(after) for ply in [row.group(1)]}
+    if not old or not new:
+        return None
+    kept = old.keys() & new.keys()
+    gone, added = sorted(old.keys() - kept), sorted(new.keys() - kept)
+    if any(old[ply] != new[ply] for ply in kept) or (
+        kept and ((gone and max(gone) > min(kept)) or (added and min(added) < max(kept)))
+    ):
+        return None
+    outside = [ROW_RE.sub("", part) for part in (before, after)]
+    for pattern in (MOVES_COUNT_RE, MOVES_EARLIER_RE):
+        outside = [pattern.sub("", part) for part in outside]
+    if outside[0] != outside[1]:  # the list's frame changed (opened, say): the whole list
+        return None
+    parts = []
+    for pattern in (MOVES_COUNT_RE, MOVES_EARLIER_RE):
+        now, was = pattern.search(after), pattern.search(before)
+        if (now is None) != (was is None):
+            return None
+        if now is not None and now.group(0) != was.group(0):
+            parts.append(now.group(0))
+    parts += [f'<li id="move-{ply}" hx-swap-oob="delete"></li>' for ply in gone]
+    if added:
+        rows = "".join(new[ply] for ply in added)
+        parts.append(f'<ol hx-swap-oob="beforeend:#moves-list">{rows}</ol>')
+    return "".join(parts)
 
 
 def mini_picture(match: Match) -> dict:

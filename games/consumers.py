@@ -74,6 +74,9 @@ class Snapshot:
 class MatchConsumer(Socket):
     membership: presence.Membership | None = None
     seen: Opened | None = None  # what the socket learnt as it opened
+    # The version whose pushed board this page shows as the push drew it (-1: none, or a
+    # board drawn otherwise): a push that carries what changed since it is sent as that.
+    base = -1
 
     @property
     def heartbeat_every(self) -> float:
@@ -135,14 +138,17 @@ class MatchConsumer(Socket):
         if answer is None:  # the match was deleted
             await self.close(code=CLOSE_UNKNOWN)
             return
-        html, version = answer
+        html, version, pushed = answer
         if version < self.version:
             html = ""  # a newer board is already shown: only the word that it was answered
         else:
             self.version = version  # its push, when it comes, is not sent again
+            self.base = version if pushed else -1
         await self.send(text_data=ANSWER + html)
 
-    async def _answer(self, frame: dict) -> tuple[str, int] | None:
+    async def _answer(self, frame: dict) -> tuple[str, int, bool] | None:
+        """The board that answers the frame, its version, and whether it is the board its
+        push drew for this page's kind."""
         if await presence.call(limits.socket_over_limit, self.scope, self.session_key, "move"):
             return await database_sync_to_async(self._refused)(limits.TOO_FAST)
         by = play.Actor(token=self.seen.token)
@@ -154,18 +160,20 @@ class MatchConsumer(Socket):
             return await database_sync_to_async(self._refused)(refusal.message)
         viewer = viewer_of(match, self.seen.token)
         html = (getattr(match, "pushed", None) or {}).get(viewer.key)
-        if html is None:  # no push drew this kind's board (the presence store was away)
-            told = getattr(match, "told", None)
-            html = await database_sync_to_async(boards.render_board)(match, viewer, told=told)
-        return html, match.version
+        if html is not None:
+            return html, match.version, True
+        # No push drew this kind's board (the presence store was away).
+        told = getattr(match, "told", None)
+        html = await database_sync_to_async(boards.render_board)(match, viewer, told=told)
+        return html, match.version, False
 
-    def _refused(self, message: str) -> tuple[str, int] | None:
+    def _refused(self, message: str) -> tuple[str, int, bool] | None:
         """The current board, for this page's viewer, with the refusal's sentence."""
         match = Match.objects.filter(public_id=self.public_id).select_related("rematch").first()
         if match is None:
             return None
         viewer = viewer_of(match, self.seen.token)
-        return boards.render_board(match, viewer, message=message), match.version
+        return boards.render_board(match, viewer, message=message), match.version, False
 
     # ---- pushes from the channel layer: forwarded, never rendered again -------------
 
@@ -173,7 +181,10 @@ class MatchConsumer(Socket):
         if event["version"] <= self.version:
             return  # this page already shows this version or a newer one
         self.version = event["version"]
-        await self.send(text_data=event["html"])
+        # What changed, when this page shows the board the change was drawn against.
+        small = event.get("delta") if event.get("base", -2) == self.base else None
+        self.base = event["version"]
+        await self.send(text_data=small or event["html"])
         self._marks_drawn(event["marks"])
 
     async def spectators_changed(self, event):
@@ -212,6 +223,7 @@ class MatchConsumer(Socket):
             await self.close(code=CLOSE_UNKNOWN)
             return
         self.version = snapshot.version
+        self.base = -1  # drawn for this socket, not by a push
         self.marks = dict(snapshot.marks)  # a copy: the snapshot is shared
         if snapshot.spectators is not None:
             self.spectators = snapshot.spectators

@@ -27,6 +27,7 @@ import logging
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from typing import TypeVar
@@ -125,17 +126,48 @@ class Push:
                 )
                 html = boards.render_board(match, viewer, shared=shared, told=self.told)
                 match.pushed[viewer.key] = html
-                publisher.publish(
-                    group_name(match.public_id, viewer.key),
-                    {
-                        "type": "match.changed",
-                        "version": match.version,
-                        "html": html,
-                        "marks": marks,  # the presence marks this board draws
-                    },
-                )
+                message = {
+                    "type": "match.changed",
+                    "version": match.version,
+                    "html": html,
+                    "marks": marks,  # the presence marks this board draws
+                }
+                # What changed since this process's last push to this kind (the consumer
+                # sends it to a page that shows that push, the whole board to any other).
+                before = drawn.swap((match.public_id, viewer.key), (match.version, html))
+                if before is not None and before[0] < match.version:
+                    changed = boards.delta(before[1], html, before[0])
+                    if changed is not None:
+                        message["base"], message["delta"] = before[0], changed
+                publisher.publish(group_name(match.public_id, viewer.key), message)
         except Exception:
             log.exception("could not draw match %s version %s", match.public_id, match.version)
+
+
+class Drawn:
+    """The last board this process pushed to each kind of viewer of each match, with its
+    version (a bounded map, least recently used dropped first): a push carries what changed
+    since it (``boards.delta``)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.boards: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def swap(self, key: tuple[str, str], board: tuple[int, str]) -> tuple[int, str] | None:
+        """Keep ``board`` (version, html) as the last of ``key``; return the one before."""
+        with self.lock:
+            before = self.boards.pop(key, None)
+            if before is not None and before[0] > board[0]:
+                board = before  # a newer board was pushed meanwhile: it stays the last
+            self.boards[key] = board
+            while len(self.boards) > self.size:
+                self.boards.popitem(last=False)
+        return before
+
+
+BOARDS_KEPT = 4_000  # boards kept for the next push's delta (a few KiB each)
+drawn = Drawn(BOARDS_KEPT)
 
 
 def match_changed(match: Match, *, players_only: bool = False) -> dict[str, str]:

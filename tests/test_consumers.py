@@ -71,7 +71,7 @@ async def board_from(communicator, timeout=10):
 
 
 def version_of(html):
-    return int(re.search(r'id="board"[^>]*data-version="(\d+)"', html).group(1))
+    return int(re.search(r'id="board(?:-state)?"[^>]*data-version="(\d+)"', html).group(1))
 
 
 async def test_snapshot_on_connect_for_each_kind_of_viewer():
@@ -694,3 +694,34 @@ async def test_the_servers_timers_are_read_again_from_the_database_after_a_resta
         await asyncio.sleep(0.02)
     assert (ended.ending, ended.ended_by) == ("aborted", None)
     assert timers.fired > fired
+
+
+async def test_a_push_is_what_changed_on_a_page_that_shows_the_push_before_it():
+    """After its first board (drawn for it alone), a socket is sent the first push whole and
+    every later one as what changed; a push drawn against a board the page does not show
+    (another process drew the one before, or this process no longer keeps it) goes whole."""
+    from games import live
+
+    match, t1, t2 = await database_sync_to_async(make_match)("last-digit-standing")
+    watcher, _ = await connect(match.public_id)
+    await watcher.receive_from(timeout=10)  # the snapshot
+
+    async def move(ply, token, text):
+        await database_sync_to_async(play.submit_move)(
+            match.public_id, by=actor(match, token), text=text, ply=ply
+        )
+        return await board_from(watcher)
+
+    first = await move(0, t1, "5")
+    assert 'id="board"' in first and not first.startswith("<!--delta:")
+    second = await move(1, t2, "1")
+    assert second.startswith(f"<!--delta:{version_of(first)}-->")
+    assert version_of(second) == version_of(first) + 1 and 'id="board"' not in second
+    assert len(second) < len(first)
+    # The board kept for the next push is not the one the page shows (a board of the same
+    # slots, of another version): the push goes whole.
+    live.drawn.boards[(match.public_id, "spectator")] = (version_of(first) - 1, first)
+    third = await move(2, t1, "7")
+    assert 'id="board"' in third and not third.startswith("<!--delta:")
+    assert version_of(third) == version_of(second) + 1
+    await watcher.disconnect()

@@ -148,7 +148,12 @@ def _cookie(name: str, value: str) -> Cookie:
 
 
 def ply_of(html: str) -> int | None:
-    found = re.search(r'id="board"[^>]*data-ply="(\d+)"', html)
+    found = re.search(r'id="board(?:-state)?"[^>]*data-ply="(\d+)"', html)
+    return int(found.group(1)) if found else None
+
+
+def version_of(html: str) -> int | None:
+    found = re.search(r'id="board(?:-state)?"[^>]*data-version="(\d+)"', html)
     return int(found.group(1)) if found else None
 
 
@@ -164,6 +169,7 @@ class Page:
         self.cookies = cookies
         self.aiohttp = aiohttp
         self.ply = None
+        self.version: int | None = None
         self.closes: list[int | None] = []
         self.handshake_errors: list[int] = []
         self.task = asyncio.ensure_future(self.run())
@@ -176,15 +182,25 @@ class Page:
                     async with http.ws_connect(self.url, origin=self.origin) as socket:
                         async for message in socket:
                             if message.type == aiohttp.WSMsgType.TEXT:
-                                ply = ply_of(message.data)
-                                if ply is not None:
-                                    self.ply = ply
+                                await self.take(socket, message.data)
                         self.closes.append(socket.close_code)
                 except aiohttp.WSServerHandshakeError as error:
                     self.handshake_errors.append(error.status)
                 except (aiohttp.ClientError, OSError):
                     self.closes.append(None)
                 await asyncio.sleep(0.5)  # site.js backs off; this test needs no more
+
+    async def take(self, socket, text: str) -> None:
+        """A board (or what changed since the board of its base version, which fits only a
+        page showing that version: another asks for the whole board, as site.js does)."""
+        ply, version = ply_of(text), version_of(text)
+        base = re.match(r"<!--delta:(\d+)-->", text)
+        if base is not None and int(base.group(1)) != self.version:
+            if version is not None and version > (self.version or -1):
+                await socket.send_str('{"type": "sync"}')
+            return
+        if ply is not None and (self.version is None or version > self.version):
+            self.ply, self.version = ply, version
 
     async def shows(self, ply: int, within: float) -> bool:
         deadline = time.monotonic() + within

@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
 
 def ply_of(html):
-    return int(re.search(r'id="board"[^>]*data-ply="(\d+)"', html).group(1))
+    return int(re.search(r'id="board(?:-state)?"[^>]*data-ply="(\d+)"', html).group(1))
 
 
 def notice_of(html):
@@ -34,10 +34,11 @@ def notice_of(html):
 
 
 async def board_from(communicator, timeout=10):
-    """The next frame that holds a board (presence marks and counts come in between)."""
+    """The next frame that holds a board, or what changed on it (presence marks and counts
+    come in between)."""
     while True:
         text = await communicator.receive_from(timeout=timeout)
-        if 'id="board"' in text:
+        if 'id="board"' in text or 'id="board-state"' in text:
             return text
 
 

@@ -217,8 +217,34 @@
 
   var answered = false, reopened = false;
   document.addEventListener("htmx:wsOpen", function (e) { if (!isInbox(e) && lost.length) reopened = true; });
+  // A push that carries only what changed since the board of version N ("<!--delta:N-->",
+  // games/boards.py): its slots are swapped in on a page that shows version N. A page that
+  // shows another has missed a version (it asks for the whole board) or has a newer one.
+  var DELTA = /^<!--delta:(\d+)-->/, STATE = /id="board-state"[^>]*data-version="(\d+)"/;
+  function deltaFits(e) {
+    var base = DELTA.exec(e.detail.message);
+    if (!base) return true;
+    var b = document.getElementById("board"), made = STATE.exec(e.detail.message);
+    if (b && version(b) === parseInt(base[1], 10)) return true;
+    if (socket && (!b || (made && parseInt(made[1], 10) > version(b)))) socket.send(JSON.stringify({ type: "sync" }));
+    return false;
+  }
   document.addEventListener("htmx:wsBeforeMessage", function (e) {
     if (isInbox(e)) return;
+    if (!deltaFits(e)) { e.preventDefault(); return; }
+    // While a request of this page is on its way, what changed waits: swapped in now, it
+    // could take away the form that sent the request, whose answer then has nowhere to go.
+    // The page asks for the whole board once the answer is in (askAgain).
+    if (requests > 0 && DELTA.test(e.detail.message)) { e.preventDefault(); held = true; }
+  });
+  // After the slots are in: the board's version, ply and last move are those of its state.
+  document.addEventListener("htmx:wsAfterMessage", function (e) {
+    var state = document.getElementById("board-state"), b = document.getElementById("board");
+    if (isInbox(e) || !state || !b || !DELTA.test(e.detail.message)) return;
+    ["data-version", "data-ply", "data-last-move"].forEach(function (name) { b.setAttribute(name, state.getAttribute(name) || ""); });
+  });
+  document.addEventListener("htmx:wsBeforeMessage", function (e) {
+    if (isInbox(e) || e.defaultPrevented) return;
     answered = e.detail.message.indexOf(ANSWER) === 0;
     if (answered) unanswered.shift(); // an answer is never held back: it ends the wait
     if (isStale(e.detail.message)) {
@@ -532,12 +558,14 @@
 
   // Called after every swap and push: acts once per new #board. A move's answer and its
   // push draw the same board twice: the second keeps the first's highlight (no second sound).
-  var movedAt = 0;
+  // A push of what changed keeps the #board and gives it a new version.
+  var movedAt = 0, shownVersion = null;
   function boardShown() {
     var b = board();
-    if (!b || b === shown) return;
+    if (!b || (b === shown && b.getAttribute("data-version") === shownVersion)) return;
     var first = shown === null, newPly = parseInt(b.getAttribute("data-ply") || "-1", 10);
     shown = b;
+    shownVersion = b.getAttribute("data-version");
     b.setAttribute("tabindex", "-1");
     reopen(b);
     if (!first) restore(b);

@@ -53,10 +53,14 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     move went as a frame. Along the way, every state of the match's pages passes axe in
     both themes (at 1100 px; the last, a match against the computer with its hints, on
     Eve's page once the match is over), and a raw socket of Bob's seat counts each move's
-    push on the wire (under 2 KB, deflated: tests/browser/test_weight.py's RawSocket)."""
+    push on the wire (under 2 KB, deflated: tests/browser/test_weight.py's RawSocket).
+    Every push after a socket's first carries only what changed on the board (games/
+    boards.py, delta): each page swaps it in without asking for the whole board, and shows
+    what a page opened afresh shows."""
     moves, winner = SCRIPTS[slug]
     audit = Audit()
     ada, bob, eve = new_page(), new_page(viewport=PHONE), new_page()
+    frames = {name: count_frames(page) for name, page in (("ada", ada), ("bob", bob), ("eve", eve))}
     sent = {1: Actions(ada), 2: Actions(bob)}
     url = create_match(ada, live_server_url, slug, name="Ada")
     expect(ada.locator("#share-url")).to_have_value(url)
@@ -84,7 +88,7 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
         assert raw.deflate is deflate, raw.handshake
         raw.wait_for(r'id="board"[^>]*data-ply="0"')  # the snapshot
         players = {1: ada, 2: bob}
-        latencies, sizes = [], []
+        latencies, sizes, boards = [], [], []
         for ply, move in enumerate(moves, start=1):
             mover, other = players[1 + (ply - 1) % 2], players[1 + ply % 2]
             expect(status(mover)).to_have_text("Your turn")
@@ -93,12 +97,22 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
             latencies.append(wait_for_ply(other, ply, timeout=5000))
             wait_for_ply(eve, ply)
             if ply < len(moves):  # the last move's push ends the game: not counted
-                wire, text = raw.wait_for(rf'id="board"[^>]*data-ply="{ply}"')
+                wire, text = raw.wait_for(rf'id="board(?:-state)?"[^>]*data-ply="{ply}"')
                 if deflate:
                     assert len(text.encode()) > wire  # it came compressed
                 else:
                     assert wire >= len(text.encode())
                 sizes.append((wire, len(text.encode())))
+                # The raw socket's first push is a whole board (its first board was drawn
+                # for it alone); every later one, what changed since the one before.
+                assert text.startswith("<!--delta:") == (ply > 1), text[:80]
+                boards.append(len(text.encode()) if ply == 1 else None)
+            if ply == len(moves) - 1:  # a page opened now shows what the live pages show
+                fresh = new_page()
+                fresh.goto(url)
+                wait_for_ply(fresh, ply)
+                for page in (eve,):
+                    assert board_seen(page) == board_seen(fresh)
             if ply == 1:
                 for name, page in (("p1", ada), ("p2", bob), ("spectator", eve)):
                     page.screenshot(path=str(artifacts / f"live-{slug}-{name}.png"), full_page=True)
@@ -107,6 +121,12 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     print(f"{slug}: a move's push on the wire / as text: {sizes}")
     if deflate:
         assert max(wire for wire, _ in sizes) < PUSH_LIMIT, sizes
+    if len(sizes) > 1:  # what changed is smaller than the whole board it was drawn from
+        assert max(text for _, text in sizes[1:]) < boards[0], (sizes, boards[0])
+    # Each page swapped every push in: none asked for the whole board again.
+    for name, counted in frames.items():
+        assert counted["syncs"] == 0, (name, counted)
+    assert frames["eve"]["deltas"] >= len(moves) - 1, frames
 
     for page in (ada, bob, eve):
         assert was_not_reloaded(page)
@@ -138,6 +158,72 @@ def test_a_whole_live_match_with_a_spectator(slug, live_server_url, new_page, ar
     expect(eve.locator("#hint-line")).to_be_visible()
     audit(eve, "against the computer, hints shown")
     audit.verify(at_least=2 * 8)
+
+
+def count_frames(page: Page) -> dict[str, int]:
+    """Counts, kept up to date, of the match socket's frames on ``page``: pushes of what
+    changed received, and requests for the whole board sent."""
+    counted = {"deltas": 0, "syncs": 0}
+
+    def received(payload) -> None:
+        counted["deltas"] += str(payload).startswith("<!--delta:")
+
+    def sent(payload) -> None:
+        counted["syncs"] += '"sync"' in str(payload)
+
+    def watch(ws) -> None:
+        if "/ws/m/" in ws.url:
+            ws.on("framereceived", received)
+            ws.on("framesent", sent)
+
+    page.on("websocket", watch)
+    return counted
+
+
+def board_seen(page: Page) -> tuple[str, str, str]:
+    """What the board shows: its words, its position's markup, and its state."""
+    board = page.locator("#board")
+    return (
+        board.inner_text(),
+        page.locator("#position").inner_html(),
+        f"{board.get_attribute('data-version')}/{board.get_attribute('data-ply')}",
+    )
+
+
+def test_a_page_that_missed_a_version_asks_for_the_whole_board(live_server_url, new_page):
+    """What changed fits only the board it was drawn against: a page showing another version
+    (as if a push had been lost) swaps nothing in, asks for the whole board once, and shows
+    what a page opened afresh shows. Pages that missed nothing never ask."""
+    slug = "last-digit-standing"
+    moves, _ = SCRIPTS[slug]
+    ada, bob, eve = new_page(), new_page(), new_page()
+    frames = {name: count_frames(page) for name, page in (("bob", bob), ("eve", eve))}
+    url = create_match(ada, live_server_url, slug, name="Ada")
+    join(bob, url, name="Bob")
+    eve.goto(url)
+    for page in (ada, bob, eve):
+        wait_for_socket(page)
+    players = {1: ada, 2: bob}
+    for ply, move in enumerate(moves[:3], start=1):
+        move_button(players[1 + (ply - 1) % 2], slug, move).click()
+        wait_for_ply(eve, ply)
+    assert frames["eve"] == {"deltas": 2, "syncs": 0}, frames  # the first push came whole
+    # Eve's page now believes it shows the version before: the next push does not fit it.
+    shown = int(eve.locator("#board").get_attribute("data-version"))
+    eve.evaluate(f"document.getElementById('board').setAttribute('data-version', '{shown - 1}')")
+    move_button(bob, slug, moves[3]).click()
+    wait_for_ply(eve, 4)
+    expect(eve.locator("#board")).to_have_attribute("data-version", str(shown + 1))
+    assert frames["eve"]["syncs"] == 1, frames
+    assert frames["eve"]["deltas"] == 3, frames  # it came, and was not swapped in
+    fresh = new_page()
+    fresh.goto(url)
+    wait_for_ply(fresh, 4)
+    assert board_seen(eve) == board_seen(fresh)
+    # Bob's page missed nothing: Ada's third move came as what changed, and it never asked.
+    assert frames["bob"]["deltas"] >= 1 and frames["bob"]["syncs"] == 0, frames
+    for page in (ada, bob, eve):
+        assert page.console_errors == []
 
 
 def test_presence_follows_the_opponent_closing_the_page(live_server_url, new_page):

@@ -44,7 +44,7 @@ def at_width(pages, width: int) -> None:
 COUNT = """() => {
   window.__boardsIn = 0; window.__noticesShown = 0;
   document.addEventListener("htmx:wsBeforeMessage", e => {
-    if (/id="board"/.test(e.detail.message)) window.__boardsIn++;
+    if (/id="board"|^<!--delta:/.test(e.detail.message)) window.__boardsIn++;  // or what changed
   });
   const said = r => [...r.addedNodes].some(n => n.textContent.trim());
   new MutationObserver(records => { if (records.some(said)) window.__noticesShown++; })
