@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from statistics import median
 
 TARGETS = {
     "latency": "move latency at N = 100: p50 <= 1.5x and p99 <= 2x the bare insert + group send",
     "throughput": "closed-loop moves/s at N = 100 >= 0.6x the bare insert + group send at the "
     "same concurrency",
     "length": "Last Bit Standing at 100,000 plies: last 1,000 plies <= 1.2x the first 1,000",
+    "push_sizes": "a move's push <= 1 KB of text in every game (the whole board only on "
+    "connect and resync)",
     "idle": "2,000 idle sockets on one process: the N = 100 latency target still holds",
     "socket_latency": "move sent on the socket at N = 100: p50 <= 1.2x and p99 <= 1.5x the "
     "bare ws move (a frame: one INSERT in one thread hop, one group send)",
@@ -280,10 +283,48 @@ def targets(results: dict) -> dict:
                 "floor_p50_ratio": max((r["p50_ratio"] for r in floors.values()), default=None),
                 "met": worst <= 2.0,
             }
+    pushes = results.get("push_sizes")
+    if pushes and pushes.get("games"):
+        out["push_sizes"] = push_sizes_target(pushes)
     out.update(tournaments_targets(results.get("tournaments") or {}))
     for key, value in out.items():
         value["target"] = TARGETS[key]
     return out
+
+
+def push_sizes_target(pushes: dict) -> dict:
+    """The largest push of what changed, as text, over every game and kind of viewer (and
+    the whole board's, which every push was before)."""
+    rows = [
+        (max(row["changed"]), max(row["whole"]), game["game"], kind)
+        for game in pushes["games"]
+        for kind, row in game["kinds"].items()
+        if row["changed"]
+    ]
+    largest, _, game, kind = max(rows)
+    return {
+        "largest": largest,
+        "whole": max(row[1] for row in rows),
+        "game": game,
+        "kind": kind,
+        "met": largest <= 1024,
+    }
+
+
+def push_sizes_rows(pushes: dict) -> list[list[str]]:
+    rows = []
+    for game in pushes["games"]:
+        for kind, row in game["kinds"].items():
+            if not row["changed"]:
+                continue
+            rows.append(
+                [game["game"], kind, str(len(row["changed"]))]
+                + [
+                    f"{_f(median(row[part]), 0)} / {max(row[part]):,}"
+                    for part in ("whole", "changed", "whole_wire", "changed_wire")
+                ]
+            )
+    return rows
 
 
 def tournaments_targets(phase: dict) -> dict:
@@ -518,6 +559,11 @@ def _target_figure(key: str, t: dict, readme: bool = False) -> str:
         return text
     if "p50_ratio" in t:
         return f"p50 {_f(t['p50_ratio'], 2)}x, p99 {_f(t['p99_ratio'], 2)}x"
+    if key == "push_sizes":
+        return (
+            f"largest {t['largest']:,} bytes of text ({t['game']}, {t['kind']}; the whole "
+            f"board up to {t['whole']:,})"
+        )
     if key == "length":
         if readme:
             return f"{_f(t['ratio'], 2)}x in CPU time per move ({_f(t['wall_ratio'], 2)}x wall)"
@@ -1309,6 +1355,27 @@ def sections(results: dict, markdown: bool = False) -> list[tuple[str, str]]:
                     else ""
                 ),
                 _grid(["", "target", "figure", ""], rows, markdown),
+            )
+        )
+    pushes = results.get("push_sizes")
+    if pushes and pushes.get("games"):
+        out.append(
+            (
+                "A move's push in bytes, median / largest: the whole board against what "
+                "changed, as text and deflated (benchmarks/push_sizes.py)",
+                _grid(
+                    [
+                        "game",
+                        "kind of viewer",
+                        "pushes",
+                        "whole, text",
+                        "changed, text",
+                        "whole, deflated",
+                        "changed, deflated",
+                    ],
+                    push_sizes_rows(pushes),
+                    markdown,
+                ),
             )
         )
     not_run = [

@@ -247,6 +247,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--skip-idle", action="store_true")
     p.add_argument("--skip-scale", action="store_true")
     p.add_argument("--skip-length", action="store_true")
+    p.add_argument(
+        "--skip-push-sizes",
+        action="store_true",
+        help="the bytes of a move's push (benchmarks/push_sizes.py)",
+    )
     p.add_argument("--skip-analysis", action="store_true")
     p.add_argument("--skip-hooks", action="store_true")
     p.add_argument("--hooks-n", type=int, help="matches of the hooks run (100; tiny 2)")
@@ -1145,6 +1150,26 @@ def length_run(args, tmp: Path) -> dict:
     return result
 
 
+def push_sizes_run(args) -> dict:
+    """The bytes of a move's push per game and kind of viewer, in a process of its own (on a
+    throwaway SQLite database: the figures depend on the boards, not on the server)."""
+    plies = 8 if args.tiny else 30
+    progress(f"Push sizes: each game through the write path, up to {plies} moves")
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.push_sizes", "--plies", str(plies), "--json"],
+        cwd=HERE.parent,
+        env={**os.environ, "DJANGO_DEBUG": "0", "DJANGO_SECURE_SSL": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmarks.push_sizes failed:\n{done.stderr}")
+    *text, figures = done.stdout.strip().splitlines()
+    progress("\n".join(text))
+    return json.loads(figures)
+
+
 def analysis_run(args) -> dict:
     progress("Rules-only analysis times (benchmarks.analysis)")
     from benchmarks import analysis
@@ -1395,6 +1420,8 @@ def main(argv: list[str] | None = None) -> int:
             phase(results, "scale-out", lambda: scale_run(args), key="scale")
         if not args.skip_length:
             phase(results, "length", lambda: length_run(args, tmp), key="length")
+        if not args.skip_push_sizes:
+            phase(results, "push sizes", lambda: push_sizes_run(args), key="push_sizes")
         if not args.skip_hooks:
             phase(results, "private hooks", lambda: asyncio.run(hooks_run(env, args)), key="hooks")
     if not args.skip_analysis:

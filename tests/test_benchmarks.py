@@ -630,3 +630,25 @@ def test_the_scale_out_layers_are_compared_and_checked():
     assert "scale-out layers: list did not run" in report.sanity({"layers": missing})
     assert "scale-out layers: did not run" in report.sanity({"config": {"skip_layers": False}})
     assert "not compared" in report.layers_line({"skipped": "no Redis"})
+
+
+@pytest.mark.django_db
+def test_the_push_sizes_are_measured_reported_and_judged():
+    """benchmarks/push_sizes.py draws each kind's boards through the write path and
+    compares the whole board with what changed; the report judges the largest push."""
+    from benchmarks import push_sizes
+
+    figures = {"plies": 4, "games": [push_sizes.measure("bit-flip", 4)]}
+    kinds = figures["games"][0]["kinds"]
+    assert set(kinds) == {"spectator", "seat1", "seat2"}
+    for row in kinds.values():
+        assert len(row["changed"]) == len(row["whole"]) == len(row["changed_wire"]) >= 3
+        assert all(c < w for c, w in zip(row["changed"], row["whole"], strict=True))
+        wire_and_text = zip(row["changed_wire"], row["changed"], strict=True)
+        assert all(0 < wire < text for wire, text in wire_and_text)
+    target = report.targets({"push_sizes": figures})["push_sizes"]
+    largest = max(max(row["changed"]) for row in kinds.values())
+    assert target["largest"] == largest and target["met"] is (largest <= 1024)
+    assert "largest" in report._target_figure("push_sizes", target)
+    titles = [title for title, _ in report.sections({"push_sizes": figures}, markdown=True)]
+    assert any(title.startswith("A move's push in bytes") for title in titles)
