@@ -160,6 +160,8 @@ class Drawn:
             before = self.boards.pop(key, None)
             if before is not None and before[0] > board[0]:
                 board = before  # a newer board was pushed meanwhile: it stays the last
+            elif before is not None and before[0] == board[0] and before[1] != board[1]:
+                return None  # the same version drawn again (pages keep the first): none kept
             self.boards[key] = board
             while len(self.boards) > self.size:
                 self.boards.popitem(last=False)

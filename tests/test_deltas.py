@@ -220,6 +220,9 @@ def test_the_last_board_pushed_is_kept_per_kind_and_a_late_older_one_never_repla
     assert kept.swap(("m", "spectator"), (3, "three")) == (1, "one")
     assert kept.swap(("m", "spectator"), (2, "two")) == (3, "three")  # older: not kept
     assert kept.swap(("m", "spectator"), (4, "four")) == (3, "three")
+    # The same version drawn again, otherwise: pages keep the first, so neither is kept.
+    assert kept.swap(("m", "spectator"), (4, "four, again")) is None
+    assert kept.swap(("m", "spectator"), (5, "five")) is None
     kept.swap(("n", "spectator"), (1, "n"))
     kept.swap(("o", "spectator"), (1, "o"))  # the least recently used goes: "m"
-    assert kept.swap(("m", "spectator"), (5, "five")) is None
+    assert kept.swap(("m", "spectator"), (6, "six")) is None
