@@ -532,13 +532,25 @@ def delta(before: str, after: str, base: int) -> str | None:
     old, new = slots(before), slots(after)
     if not new or old.keys() != new.keys() or BOARD_END not in after:
         return None
+    if _frame(before) != _frame(after):  # what lies between the slots changed
+        return None
     changed = []
     for name, part in new.items():
         if old[name] == part:
             continue
+        if not old[name].strip() or not part.strip():  # a slot emptied or filled: no element
+            return None
         rows = _rows_changed(old[name], part) if name == "history" else None
         changed.append(part if rows is None else rows)
     return DELTA.format(base=base) + "".join(changed) + after.split(BOARD_END, 1)[1]
+
+
+BOARD_TAG_RE = re.compile(r'<section id="board"[^>]*>')
+
+
+def _frame(board: str) -> str:
+    """The board without its slots and its own tag (whose version and ply change)."""
+    return BOARD_TAG_RE.sub("", SLOT_RE.sub("", board.split(BOARD_END, 1)[0]), count=1)
 
 
 ROW_RE = re.compile(r'<li id="move-(\d+)".*?</li>', re.S)

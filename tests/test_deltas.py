@@ -212,6 +212,11 @@ def test_boards_of_other_slots_are_never_pushed_as_a_delta():
     fewer = html.replace("<!--s:history-->", "").replace("<!--/s-->\n</section>", "\n</section>")
     assert boards.delta(fewer, html, 1) is None
     assert boards.delta(html, "<p>no board</p>", 1) is None
+    # What lies between the slots changed (a seat's frame), or a slot emptied: whole.
+    reframed = html.replace('class="player above', 'class="player above is-viewer', 1)
+    assert reframed != html and boards.delta(html, reframed, 1) is None
+    emptied = re.sub(r"(<!--s:actions-->).*?(<!--/s-->)", r"\1\2", html, count=1, flags=re.S)
+    assert emptied != html and boards.delta(html, emptied, 1) is None
 
 
 def test_the_last_board_pushed_is_kept_per_kind_and_a_late_older_one_never_replaces_it():
