@@ -510,8 +510,9 @@ def render_kinds(
 
 # ---- what changed: a push that carries only the board's slots that changed -----------------
 
-SLOT_RE = re.compile(r"<!--s:([\w-]+)-->(.*?)<!--/s-->", re.S)
+SLOT_START, SLOT_NAMED, SLOT_END = "<!--s:", "-->", "<!--/s-->"
 BOARD_END = "</section>"
+BOARD_TAG_RE = re.compile(r'<section id="board"[^>]*>')
 # Before a push that carries only what changed since the board of version N: the page
 # swaps its slots in (each is one element with an id: htmx's websocket extension swaps a
 # message's elements by id) when it shows version N, and asks for the whole board
@@ -519,38 +520,59 @@ BOARD_END = "</section>"
 DELTA = "<!--delta:{base}-->"
 
 
+@dataclass(frozen=True)
+class Drawing:
+    """A drawn board taken apart (once: the live layer keeps it for the next push)."""
+
+    slots: dict[str, str]  # name -> its element
+    frame: tuple[str, ...]  # what lies between the slots, the board's own tag left out
+    tail: str  # what follows the board: the status line, a notice
+
+
+def drawing(html: str) -> Drawing | None:
+    """The slots of a drawn board (templates/games/match.html marks them), what lies
+    between them and what follows it; None for what is no board."""
+    board, end, tail = html.partition(BOARD_END)
+    if not end:
+        return None
+    head, *pieces = board.split(SLOT_START)
+    found, frame = {}, [BOARD_TAG_RE.sub("", head, count=1)]
+    for piece in pieces:
+        name, _, rest = piece.partition(SLOT_NAMED)
+        part, _, between = rest.partition(SLOT_END)
+        found[name] = part
+        frame.append(between)
+    return Drawing(found, tuple(frame), tail)
+
+
 def slots(html: str) -> dict[str, str]:
-    """A drawn board's slots (templates/games/match.html marks them), by name."""
-    return {name: part for name, part in SLOT_RE.findall(html)}
+    """A drawn board's slots, by name."""
+    found = drawing(html)
+    return found.slots if found else {}
 
 
-def delta(before: str, after: str, base: int) -> str | None:
+def delta(before: str | Drawing, after: str | Drawing, base: int) -> str | None:
     """What turns the page showing board ``before`` (of version ``base``) into ``after``:
     the slots of ``after`` that differ (the move list by its rows: ``_rows_changed``), and
-    what follows the board (the status line, a notice). None when the two boards do not
-    have the same slots (then only the whole board will do)."""
-    old, new = slots(before), slots(after)
-    if not new or old.keys() != new.keys() or BOARD_END not in after:
+    what follows the board (the status line, a notice). None when only the whole board
+    will do: the two have other slots, what lies between them changed, or a slot emptied or
+    filled (no element of it on the page, or none to send)."""
+    old = drawing(before) if isinstance(before, str) else before
+    new = drawing(after) if isinstance(after, str) else after
+    if old is None or new is None or not new.slots or old.slots.keys() != new.slots.keys():
         return None
-    if _frame(before) != _frame(after):  # what lies between the slots changed
+    if old.frame != new.frame:
         return None
     changed = []
-    for name, part in new.items():
-        if old[name] == part:
+    for name, part in new.slots.items():
+        was = old.slots[name]
+        if was == part:
             continue
-        if not old[name].strip() or not part.strip():  # a slot emptied or filled: no element
+        if not was.strip() or not part.strip():
             return None
-        rows = _rows_changed(old[name], part) if name == "history" else None
+        rows = _rows_changed(was, part) if name == "history" else None
         changed.append(part if rows is None else rows)
-    return DELTA.format(base=base) + "".join(changed) + after.split(BOARD_END, 1)[1]
-
-
-BOARD_TAG_RE = re.compile(r'<section id="board"[^>]*>')
-
-
-def _frame(board: str) -> str:
-    """The board without its slots and its own tag (whose version and ply change)."""
-    return BOARD_TAG_RE.sub("", SLOT_RE.sub("", board.split(BOARD_END, 1)[0]), count=1)
+    return DELTA.format(base=base) + "".join(changed) + new.tail
 
 
 ROW_RE = re.compile(r'<li id="move-(\d+)".*?</li>', re.S)

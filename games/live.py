@@ -134,9 +134,10 @@ class Push:
                 }
                 # What changed since this process's last push to this kind (the consumer
                 # sends it to a page that shows that push, the whole board to any other).
-                before = drawn.swap((match.public_id, viewer.key), (match.version, html))
-                if before is not None and before[0] < match.version:
-                    changed = boards.delta(before[1], html, before[0])
+                now = boards.drawing(html)
+                before = drawn.swap((match.public_id, viewer.key), (match.version, now))
+                if before is not None and before[0] < match.version and now is not None:
+                    changed = boards.delta(before[1], now, before[0])
                     if changed is not None:
                         message["base"], message["delta"] = before[0], changed
                 publisher.publish(group_name(match.public_id, viewer.key), message)
@@ -154,8 +155,9 @@ class Drawn:
         self.boards: OrderedDict = OrderedDict()
         self.lock = threading.Lock()
 
-    def swap(self, key: tuple[str, str], board: tuple[int, str]) -> tuple[int, str] | None:
-        """Keep ``board`` (version, html) as the last of ``key``; return the one before."""
+    def swap(self, key: tuple[str, str], board: tuple[int, object]) -> tuple[int, object] | None:
+        """Keep ``board`` (version, its drawing) as the last of ``key``; return the one
+        before."""
         with self.lock:
             before = self.boards.pop(key, None)
             if before is not None and before[0] > board[0]:
