@@ -135,7 +135,9 @@ class Push:
                 # What changed since this process's last push to this kind (the consumer
                 # sends it to a page that shows that push, the whole board to any other).
                 now = boards.drawing(html)
-                before = drawn.swap((match.public_id, viewer.key), (match.version, now))
+                # A finished match's board is kept no longer: no move follows it.
+                kept = now if match.status != Match.Status.FINISHED else None
+                before = drawn.swap((match.public_id, viewer.key), (match.version, kept))
                 if before is not None and before[0] < match.version and now is not None:
                     changed = boards.delta(before[1], now, before[0])
                     if changed is not None:
@@ -156,21 +158,22 @@ class Drawn:
         self.lock = threading.Lock()
 
     def swap(self, key: tuple[str, str], board: tuple[int, object]) -> tuple[int, object] | None:
-        """Keep ``board`` (version, its drawing) as the last of ``key``; return the one
-        before."""
+        """Keep ``board`` (version, its drawing; None: keep nothing more of ``key``) as
+        the last of ``key``; return the one before."""
         with self.lock:
             before = self.boards.pop(key, None)
             if before is not None and before[0] > board[0]:
                 board = before  # a newer board was pushed meanwhile: it stays the last
             elif before is not None and before[0] == board[0] and before[1] != board[1]:
                 return None  # the same version drawn again (pages keep the first): none kept
-            self.boards[key] = board
+            if board[1] is not None:
+                self.boards[key] = board
             while len(self.boards) > self.size:
                 self.boards.popitem(last=False)
         return before
 
 
-BOARDS_KEPT = 4_000  # boards kept for the next push's delta (a few KiB each)
+BOARDS_KEPT = 4_000  # boards kept for the next push's delta (about 5 KiB each)
 drawn = Drawn(BOARDS_KEPT)
 
 

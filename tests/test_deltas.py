@@ -229,5 +229,8 @@ def test_the_last_board_pushed_is_kept_per_kind_and_a_late_older_one_never_repla
     assert kept.swap(("m", "spectator"), (4, "four, again")) is None
     assert kept.swap(("m", "spectator"), (5, "five")) is None
     kept.swap(("n", "spectator"), (1, "n"))
+    assert kept.swap(("n", "spectator"), (2, None)) == (1, "n")  # a finished match's
+    assert ("n", "spectator") not in kept.boards
+    kept.swap(("n", "spectator"), (1, "n"))
     kept.swap(("o", "spectator"), (1, "o"))  # the least recently used goes: "m"
     assert kept.swap(("m", "spectator"), (6, "six")) is None
