@@ -96,6 +96,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A button pressed after the session ended takes the whole page to sign in, and back.
+    "bitsite.signin.SignInRedirectMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 

@@ -460,3 +460,33 @@ def test_a_player_creates_a_tournament_from_the_list_and_joins_and_leaves_it(
     expect(page.locator("#running-title + .t-list")).to_contain_text("Hourly Bit Flip arena")
     expect(page.locator("#upcoming-title + .t-list")).to_contain_text("very long")
     assert page.console_errors == []
+
+
+def test_join_after_the_session_ended_signs_in_and_comes_back_to_the_event(
+    live_server_url, new_page
+):
+    """Signed out in another tab, Ada presses Join on the event's page: the whole page goes
+    to the sign-in page (before, the sign-in page was drawn inside the event's page, a
+    second header and all, and signing in there led to the Join button's address by GET,
+    an empty 405). Signed in, she is back on the event's page and joins."""
+    (ada,) = accounts("ada")
+    t = event("arena", starts_in=3600, minutes=30, name="Evening arena")
+    page = new_page()
+    sign_in_browser(page, live_server_url, ada)
+    url = live_server_url + t.get_absolute_url()
+    open_event(page, url)
+    other = page.context.new_page()  # the same browser: signing out there ends the session
+    other.goto(live_server_url + "/")
+    other.locator(".account-nav").get_by_role("button", name="Sign out").click()
+    expect(other.get_by_role("link", name="Sign in")).to_be_visible()
+    other.close()
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.wait_for_url(re.compile(r"/accounts/login/\?next=" + re.escape(t.get_absolute_url())))
+    expect(page.locator("#id_username")).to_have_count(1)  # the page itself, not inside one
+    page.get_by_label("Username").fill("ada")
+    page.get_by_label("Password").fill("pw-ada")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(url)
+    page.get_by_role("button", name="Join", exact=True).click()
+    expect(page.locator("#t-panel")).to_contain_text("You have joined")
+    assert page.console_errors == []
