@@ -459,10 +459,9 @@ class Game:
                 verdict = Verdict.KEEPS_WIN if good else Verdict.THROWS_WIN
             else:
                 verdict = Verdict.NO_WIN
-            plies = 1 if move in ends else None
-            moves.append(
-                MoveVerdict(move, verdict, mover if good else other(mover), plies, won and not good)
-            )
+            winner = mover if good else other(mover)
+            at_once = 1 if move in ends else None  # its own length (not ``plies``: the best's)
+            moves.append(MoveVerdict(move, verdict, winner, at_once, won and not good))
         return Analysis(mover, mover if won else other(mover), plies, best, tuple(moves))
 
     @staticmethod

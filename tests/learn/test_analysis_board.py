@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.models import Match, Move
+from games.presenters import presenter_for
 from games.rules import GAMES, get_game
 from learn import analysis_board
 from learn.analysis_board import LINE_CAP, MAX_PLIES, BadAnalysis, build, parse, query
@@ -116,7 +117,7 @@ def test_every_legal_move_is_listed_with_the_verdict_analyse_gives_best_first(sl
             for move, verdict, after in listed:
                 expected = analysis.verdict(move)
                 assert html.unescape(verdict) == expected.verdict.label
-                assert html.unescape(after) == analysis_board.after_text(expected)
+                assert html.unescape(after) == analysis_board.after_text(expected, game, pos)
             ranks = [analysis_board.rank(analysis, analysis.verdict(m)) for m, _, _ in listed]
             assert ranks == sorted(ranks)
             value = re.search(r'<p id="value-text">([^<]*)</p>', content).group(1)
@@ -544,3 +545,32 @@ def test_the_line_exported_as_text():
     assert game.describe_outcome(build(game, {"width": 5}, BLUNDER_GAME).position) in text
     assert "With 1 variation" in text and "3.1(2).2.4-5" in text
     assert Client().get("/games/bit-flip/analysis/export?moves=99").status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("slug", "options", "moves", "row", "after"),
+    [
+        # After "Remove 1" ten numbers are left, within the search: the next board says
+        # "in 1 move", and so must this row (it said "beyond exact analysis").
+        ("last-digit-standing", {"highest": 12}, ["4"], "Remove 1", "in 1 move"),
+        # After "Flip bit 5" twenty zeros are left: 18 moves to the end.
+        ("bit-flip", {"width": 21}, [], "Flip bit 5", "in 18 moves"),
+    ],
+)
+def test_a_move_into_a_position_within_the_search_says_in_how_many_moves(
+    slug, options, moves, row, after
+):
+    game = get_game(slug)
+    state = build(game, options, moves)
+    content = html.unescape(Client().get(page_url(state)).content.decode())
+    found = re.search(
+        ">" + re.escape(row) + r'</a>.*?<span class="after">([^<]*)</span>', content, re.S
+    )
+    expected = f"Player 1 wins with perfect play, {after}."
+    assert found and found.group(1) == expected
+    # The board after that move says the same of itself.
+    label = presenter_for(game).label
+    move = next(m for m in game.legal_moves(state.position) if label(m) == row)
+    after_it = Client().get(page_url(build(game, options, [*moves, move]))).content.decode()
+    value = re.search(r'<p id="value-text">([^<]*)</p>', html.unescape(after_it)).group(1)
+    assert value == expected

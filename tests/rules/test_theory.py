@@ -423,3 +423,17 @@ def test_last_bit_standing_residues_equal_a_bounded_search_at_every_reachable_le
             }
         frontier = grown
     assert len(frontier) == 610  # Fibonacci: a 1 mod 3 has one safe bit, a 2 two
+
+
+def test_a_position_beyond_the_search_with_a_win_at_once_is_won_in_one_move():
+    """The theory's analysis kept the number of moves of the last move it listed, not of
+    the best: a win at once read as "beyond exact analysis" unless it was listed last."""
+    game = get_game("last-digit-standing")
+    pos = game.start(highest=20)
+    for move in ("10", "1"):
+        pos = game.play(pos, move)
+    assert not game.searchable(pos)
+    analysis = game.analyse(pos)
+    at_once = [m.move for m in analysis.moves if m.plies == 1 and m.winner == pos.to_move]
+    assert at_once and analysis.moves[-1].move not in at_once
+    assert analysis.plies == 1 and analysis.best_moves == tuple(at_once)
