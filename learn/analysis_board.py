@@ -413,18 +413,9 @@ def rank(analysis, verdict: MoveVerdict) -> tuple:
     return (2, -(verdict.plies or 0))
 
 
-def after_text(verdict: MoveVerdict, game: Game | None = None, pos: Position | None = None) -> str:
-    """The value of the position a move makes, in the replay's words. Where the analysis
-    of ``pos`` (``game``'s, beyond the search) does not know the move's number of moves,
-    the position after it may be within the search: its own analysis says it (the board
-    after the move would, and so must its row)."""
+def after_text(verdict: MoveVerdict) -> str:
+    """The value of the position a move makes, in the replay's words."""
     plies = None if verdict.plies is None else verdict.plies - 1
-    if plies is None and verdict.winner is not None and game is not None and pos is not None:
-        after = game.play(pos, verdict.move)
-        if after.result is None and game.searchable(after):
-            value = game.analyse(after)
-            if value.winner == verdict.winner:
-                plies = value.plies
     return value_words(player, verdict.winner, plies)
 
 
@@ -596,7 +587,7 @@ def context(state: State, solution: Solution | None = None, cells: Sequence | No
                 "label": presenter.label(move),
                 "href": href,
                 "verdict": verdict.verdict.label,
-                "value": after_text(verdict, game, pos),
+                "value": after_text(verdict),
                 "class": verdict_class(verdict),
                 "best": move in analysis.best_moves,
                 "next": bool(following) and following[0] == move,

@@ -427,6 +427,12 @@ class Game:
         theory say no beyond the sizes it answers within its budget."""
         return True
 
+    def search_reaches_next(self, pos: Position) -> bool:
+        """Might a position one move from ``pos`` be ``searchable``? (A cheap bound: the
+        theory's analysis then looks at each move's position.) Games with a theory say
+        no where none can be."""
+        return True
+
     def theory_wins(self, pos: Position) -> dict[str, tuple[bool, bool]]:
         """For each legal move of ``pos`` (a game in progress), in ``moves`` order: (does
         its mover win with perfect play, does it end the game). From the game's theory,
@@ -440,8 +446,9 @@ class Game:
 
     def theory_analysis(self, pos: Position) -> Analysis:
         """The analysis from ``theory_wins``: the winner and every move's verdict are
-        exact; the plies are known only for moves that end the game (1), and for the
-        position only when it is won or lost at once."""
+        exact; the plies are known for moves that end the game (1) and for moves into a
+        position the search reaches (``_length_after``), and for the position only when it
+        is won or lost at once."""
         mover = pos.to_move
         if pos.result is not None:
             return Analysis(mover, pos.result.winner, 0, (), ())
@@ -451,6 +458,7 @@ class Game:
         if not wins:
             return Analysis(mover, other(mover), 0, (), ())
         won, best, plies = self._theory_best(wins, ends)
+        near = self.search_reaches_next(pos)
         moves = []
         for move, good in wins.items():
             if move in ends and not ends[move]:
@@ -460,9 +468,20 @@ class Game:
             else:
                 verdict = Verdict.NO_WIN
             winner = mover if good else other(mover)
-            at_once = 1 if move in ends else None  # its own length (not ``plies``: the best's)
-            moves.append(MoveVerdict(move, verdict, winner, at_once, won and not good))
+            # Its own length (not ``plies``, the best move's).
+            length = 1 if move in ends else self._length_after(pos, move, good) if near else None
+            moves.append(MoveVerdict(move, verdict, winner, length, won and not good))
         return Analysis(mover, mover if won else other(mover), plies, best, tuple(moves))
+
+    def _length_after(self, pos: Position, move: str, good: bool) -> int | None:
+        """The number of moves to the end after ``move`` (this one included), where the
+        position it makes is within the search (the analysis of that position says it, so
+        the move's must); None beyond."""
+        child = self.play(pos, move)
+        if child.result is not None or not self.searchable(child):
+            return None
+        wins, plies = self.move_value(pos, move)
+        return plies if wins == good else None
 
     @staticmethod
     def _theory_best(wins: dict[str, bool], ends: dict[str, bool]):

@@ -16,7 +16,8 @@ How many moves perfect play takes (the winner hurrying, the loser delaying) has 
 such theory: it is searched over the sorted run lengths while at most
 ``EXACT_ZEROS`` zeros are left (cold, about 15 ms for the worst such position, a
 single run);
-beyond, the analysis gives the winner and every move's verdict, and no count.
+beyond, the analysis gives the winner and every move's verdict, and a count only for
+the moves into a position within the search.
 
 The width is at most ``MAX_WIDTH``: what the board, the move list and the analysis
 board's answer (two moves a bit) still show usably.
@@ -210,6 +211,9 @@ class BitFlip(Game):
 
     def searchable(self, pos: BitFlipPosition) -> bool:
         return pos.bits.count("0") <= EXACT_ZEROS
+
+    def search_reaches_next(self, pos: BitFlipPosition) -> bool:
+        return pos.bits.count("0") <= EXACT_ZEROS + 2  # a move flips one zero or two
 
     def theory_wins(self, pos: BitFlipPosition) -> dict[str, tuple[bool, bool]]:
         """A move wins exactly when it leaves a row of nim-value 0: a move in a run of n

@@ -269,6 +269,9 @@ class LastDigitStanding(Game):
     def searchable(self, pos: LastDigitPosition) -> bool:
         return len(pos.remaining) <= EXACT_NUMBERS
 
+    def search_reaches_next(self, pos: LastDigitPosition) -> bool:
+        return len(pos.remaining) <= EXACT_NUMBERS + 1  # a move removes one number
+
     def theory_wins(self, pos: LastDigitPosition) -> dict[str, tuple[bool, bool]]:
         """Removing u wins exactly when some maximum matching of the remaining numbers
         misses u (``missable``); it ends the game when nothing left is related to u."""

@@ -117,7 +117,7 @@ def test_every_legal_move_is_listed_with_the_verdict_analyse_gives_best_first(sl
             for move, verdict, after in listed:
                 expected = analysis.verdict(move)
                 assert html.unescape(verdict) == expected.verdict.label
-                assert html.unescape(after) == analysis_board.after_text(expected, game, pos)
+                assert html.unescape(after) == analysis_board.after_text(expected)
             ranks = [analysis_board.rank(analysis, analysis.verdict(m)) for m, _, _ in listed]
             assert ranks == sorted(ranks)
             value = re.search(r'<p id="value-text">([^<]*)</p>', content).group(1)

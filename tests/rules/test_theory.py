@@ -437,3 +437,43 @@ def test_a_position_beyond_the_search_with_a_win_at_once_is_won_in_one_move():
     at_once = [m.move for m in analysis.moves if m.plies == 1 and m.winner == pos.to_move]
     assert at_once and analysis.moves[-1].move not in at_once
     assert analysis.plies == 1 and analysis.best_moves == tuple(at_once)
+
+
+@pytest.mark.parametrize(
+    ("slug", "options", "sizes"),
+    [
+        ("bit-flip", {"width": 30}, range(19, 26)),
+        ("last-digit-standing", {"highest": 16}, range(9, 14)),
+    ],
+)
+def test_a_move_into_a_position_within_the_search_has_the_length_that_position_has(
+    slug, options, sizes
+):
+    """Beyond the search, each move's number of moves is still known where the position it
+    makes is searchable: the same as that position's own analysis (plus the move), so a
+    row of the analysis board and the board after the move say the same. And the cheap
+    bound (``search_reaches_next``) never hides such a move."""
+    game = get_game(slug)
+    rng = random.Random(7)
+    size = (lambda p: p.bits.count("0")) if slug == "bit-flip" else (lambda p: len(p.remaining))
+    seen = set()
+    for _ in range(400):
+        pos, target = game.start(**options), rng.choice(sizes)
+        while pos.result is None and size(pos) > target:
+            pos = game.play(pos, rng.choice(game.legal_moves(pos)))
+        if pos.result is not None or size(pos) not in sizes or game.searchable(pos):
+            continue
+        seen.add(size(pos))
+        analysis = game.analyse(pos)
+        near = game.search_reaches_next(pos)
+        for verdict in analysis.moves:
+            child = game.play(pos, verdict.move)
+            if child.result is not None:
+                assert verdict.plies == 1
+            elif game.searchable(child):
+                assert near
+                assert verdict.plies == game.analyse(child).plies + 1
+                assert verdict.winner == game.analyse(child).winner
+            else:
+                assert verdict.plies is None
+    assert len(seen) >= 3, seen
