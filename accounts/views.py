@@ -23,12 +23,12 @@ from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse, reverse_lazy
 from django.utils.cache import patch_vary_headers
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts import bots, devices, my_games
 from accounts.forms import GamesFilter, SignInForm, SignUpForm
 from accounts.signin import profile_of, signed_in_as_bot
+from bitsite.signin import on_this_site
 from games.browsers import keep_browser_key
 from games.http import see_other
 from games.views import limited
@@ -39,10 +39,7 @@ MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 def _next(request) -> str:
     """The ``next`` address of the request, if it is on this site; else ""."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    safe = url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    )
-    return target if safe else ""
+    return target if on_this_site(request, target) else ""
 
 
 def password_reset_enabled() -> bool:

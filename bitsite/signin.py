@@ -29,14 +29,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HttpResponseClientRedirect
 
 
+def on_this_site(request: HttpRequest, address: str) -> bool:
+    """Is ``address`` one of this site's (the only ``next`` a sign-in ever follows)?"""
+    return url_has_allowed_host_and_scheme(
+        address, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+
+
 def back_to(request: HttpRequest) -> str:
     """The page the person was on (this site's only), else the home page: htmx says which
     (``HX-Current-URL``), a form sent without it by its ``Referer``."""
     htmx = getattr(request, "htmx", None)
     current = (htmx.current_url if htmx else None) or request.headers.get("Referer", "")
-    if current and url_has_allowed_host_and_scheme(
-        current, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
+    if current and on_this_site(request, current):
         parts = urlsplit(current)
         return parts.path + (f"?{parts.query}" if parts.query else "")
     return "/"

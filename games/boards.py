@@ -137,7 +137,7 @@ def presence_seats(match: Match) -> tuple[int, ...]:
     return tuple(seat for seat in (1, 2) if match.seat_secret_hash(seat))
 
 
-class _Kept(OrderedDict):
+class Kept(OrderedDict):
     """A bounded map, least recently used dropped first."""
 
     def __init__(self, size: int):
@@ -157,9 +157,9 @@ class _Kept(OrderedDict):
             self.popitem(last=False)
 
 
-_words = _Kept(WORDS_KEPT)  # (match id, ply) -> (words, touched)
+_words = Kept(WORDS_KEPT)  # (match id, ply) -> (words, touched)
 _words_lock = threading.Lock()
-_rows = _Kept(ROWS_KEPT)  # (match id, ply) -> ((ply, player, text), ...), oldest first
+_rows = Kept(ROWS_KEPT)  # (match id, ply) -> ((ply, player, text), ...), oldest first
 _rows_lock = threading.Lock()
 
 
@@ -545,12 +545,6 @@ def drawing(html: str) -> Drawing | None:
     return Drawing(found, tuple(frame), tail)
 
 
-def slots(html: str) -> dict[str, str]:
-    """A drawn board's slots, by name."""
-    found = drawing(html)
-    return found.slots if found else {}
-
-
 def delta(before: str | Drawing, after: str | Drawing, base: int) -> str | None:
     """What turns the page showing board ``before`` (of version ``base``) into ``after``:
     the slots of ``after`` that differ (the move list by its rows: ``_rows_changed``), and
@@ -584,8 +578,8 @@ def _rows_changed(before: str, after: str) -> str | None:
     """The move list's change as a page applies it: its count and its "earlier moves"
     line, the rows that scrolled out of it deleted, the new rows added at its end. None
     when the list changed otherwise (its first move: the whole list)."""
-    old = {int(ply): row.group(0) for row in ROW_RE.finditer(before) for ply in [row.group(1)]}
-    new = {int(ply): row.group(0) for row in ROW_RE.finditer(after) for ply in [row.group(1)]}
+    old = {int(row.group(1)): row.group(0) for row in ROW_RE.finditer(before)}
+    new = {int(row.group(1)): row.group(0) for row in ROW_RE.finditer(after)}
     if not old or not new:
         return None
     kept = old.keys() & new.keys()

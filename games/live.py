@@ -27,7 +27,6 @@ import logging
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from typing import TypeVar
@@ -153,8 +152,7 @@ class Drawn:
     since it (``boards.delta``)."""
 
     def __init__(self, size: int):
-        self.size = size
-        self.boards: OrderedDict = OrderedDict()
+        self.boards = boards.Kept(size)
         self.lock = threading.Lock()
 
     def swap(self, key: tuple[str, str], board: tuple[int, object]) -> tuple[int, object] | None:
@@ -167,9 +165,7 @@ class Drawn:
             elif before is not None and before[0] == board[0] and before[1] != board[1]:
                 return None  # the same version drawn again (pages keep the first): none kept
             if board[1] is not None:
-                self.boards[key] = board
-            while len(self.boards) > self.size:
-                self.boards.popitem(last=False)
+                self.boards.keep(key, board)
         return before
 
 

@@ -229,14 +229,6 @@
     if (socket && (!b || (made && parseInt(made[1], 10) > version(b)))) socket.send(JSON.stringify({ type: "sync" }));
     return false;
   }
-  document.addEventListener("htmx:wsBeforeMessage", function (e) {
-    if (isInbox(e)) return;
-    if (!deltaFits(e)) { e.preventDefault(); return; }
-    // While a request of this page is on its way, what changed waits: swapped in now, it
-    // could take away the form that sent the request, whose answer then has nowhere to go.
-    // The page asks for the whole board once the answer is in (askAgain).
-    if (requests > 0 && DELTA.test(e.detail.message)) { e.preventDefault(); held = true; }
-  });
   // After the slots are in: the board's version, ply and last move are those of its state.
   document.addEventListener("htmx:wsAfterMessage", function (e) {
     var state = document.getElementById("board-state"), b = document.getElementById("board");
@@ -244,7 +236,12 @@
     ["data-version", "data-ply", "data-last-move"].forEach(function (name) { b.setAttribute(name, state.getAttribute(name) || ""); });
   });
   document.addEventListener("htmx:wsBeforeMessage", function (e) {
-    if (isInbox(e) || e.defaultPrevented) return;
+    if (isInbox(e)) return;
+    if (!deltaFits(e)) { e.preventDefault(); return; }
+    // While a request of this page is on its way, what changed waits: swapped in now, it
+    // could take away the form that sent the request, whose answer then has nowhere to go.
+    // The page asks for the whole board once the answer is in (askAgain).
+    if (requests > 0 && DELTA.test(e.detail.message)) { e.preventDefault(); held = true; return; }
     answered = e.detail.message.indexOf(ANSWER) === 0;
     if (answered) unanswered.shift(); // an answer is never held back: it ends the wait
     if (isStale(e.detail.message)) {
