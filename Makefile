@@ -15,6 +15,10 @@ ARGS ?=
 # Test processes (pytest-xdist): each has its own test database, Redis database and
 # servers (tests/settings.py, tests/conftest.py). JOBS=0 runs the suite in one process.
 JOBS ?= 2
+# Work stealing: a process that runs out of tests takes the other's unstarted ones, so the
+# run does not end on one process finishing a row of slow tests alone (6:06-6:14 against
+# 6:30 with xdist's default split, on the same quiet machine, 7 December).
+DIST = --dist worksteal
 
 # The embedded default for `make run`: debug off, plain HTTP on localhost,
 # SQLite and the in-process channel layer. A secret key is made once and kept
@@ -38,11 +42,11 @@ run: $(RUNTIME) .secret_key
 	$(RUN_ENV) exec $(BIN)/daphne -e bitsite:port=$(PORT):interface=$(HOST) bitsite.asgi:application
 
 test: $(DEV)
-	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) $(ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) $(DIST) $(ARGS)
 
 # Everything but the browser tests and those that need PostgreSQL and Redis.
 test-fast: $(DEV)
-	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) -m "not browser and not services" $(ARGS)
+	$(TEST_ENV) $(BIN)/python -m pytest -n $(JOBS) $(DIST) -m "not browser and not services" $(ARGS)
 
 lint: $(DEV)
 	$(BIN)/ruff check .
