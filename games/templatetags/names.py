@@ -25,6 +25,8 @@ register = template.Library()
 # A name longer than this may be cut short on a narrow screen: it is drawn as a name, and
 # takes the focus. (Twelve of the widest letters fit the 14em site.css allows a name.)
 LONG = 12
+# Punctuation that ends a clause after a player's label: kept with it on its line.
+TAIL = r"([.,:;!?]*)"
 # How the site calls a player with a name: "Player 1 (Ada)" (Match.player_name).
 LABEL = re.compile(r"^(Player \d+ \()(.+)\)$", re.S)
 
@@ -37,18 +39,19 @@ def name_html(name: str, *, focusable: bool = True) -> SafeString:
     return format_html('<span class="name" title="{}"{}>{}</span>', name, focus, name)
 
 
-def label_html(label: str, *, focusable: bool = True) -> SafeString:
-    """A player as the site calls them, the typed name drawn as a name."""
+def label_html(label: str, *, focusable: bool = True, tail: str = "") -> SafeString:
+    """A player as the site calls them, the typed name drawn as a name; ``tail`` is the
+    punctuation right after it in a sentence, kept on its line."""
     found = LABEL.match(label)
-    if found is None:
-        return conditional_escape(label)
-    name = found.group(2)
-    if len(name) <= LONG:
-        return conditional_escape(label)
+    if found is None or len(found.group(2)) <= LONG:
+        return conditional_escape(label + tail)
     # One box, kept on one line, whose name gives way (site.css): "Player 1 (WWW…)", never
-    # "Player 1 (" on one line and the name on the next.
+    # "Player 1 (" on one line and the name on the next, nor the full stop after it alone.
     return format_html(
-        '<span class="named">{}{})</span>', found.group(1), name_html(name, focusable=focusable)
+        '<span class="named">{}{}){}</span>',
+        found.group(1),
+        name_html(found.group(2), focusable=focusable),
+        tail,
     )
 
 
@@ -60,9 +63,9 @@ def with_names(text: str, labels, *, focusable: bool = True) -> SafeString:
     if not wanted or not text:
         return conditional_escape(text)
     parts, at = [], 0
-    for found in re.finditer("|".join(map(re.escape, wanted)), text):
+    for found in re.finditer("(" + "|".join(map(re.escape, wanted)) + ")" + TAIL, text):
         parts.append(escape(text[at : found.start()]))
-        parts.append(label_html(found.group(0), focusable=focusable))
+        parts.append(label_html(found.group(1), focusable=focusable, tail=found.group(2)))
         at = found.end()
     parts.append(escape(text[at:]))
     return mark_safe("".join(parts))

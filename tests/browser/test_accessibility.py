@@ -28,7 +28,9 @@ THEMES = ("light", "dark")
 AXE = Axe()
 # Waits for every animation and transition that ends (page.wait_for_function would need
 # eval, which the site's Content-Security-Policy rightly refuses).
+# Animations in time only: a scroll-driven one (a cut name's fade) has no end in time.
 SETTLED = """() => Promise.all(document.getAnimations()
+    .filter(a => a.timeline === document.timeline)
     .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
     .map(a => a.finished.catch(() => null)))"""
 

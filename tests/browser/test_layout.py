@@ -41,9 +41,21 @@ SIDEWAYS = "document.documentElement.scrollWidth > window.innerWidth"
 CUT_SHORT = (
     "s => { const el = document.querySelector(s); return !!el && el.scrollWidth > el.clientWidth; }"
 )
+# A name is whole when nothing of it is clipped: a box's text fits it; a name drawn inline
+# (hovered or focused, it flows in its sentence) has every line inside each box around it
+# that clips (overflow other than visible) and inside the window.
 WHOLE_WHEN = """([s, state]) => {
   const el = document.querySelector(s + state);
-  return !!el && el.scrollWidth <= el.clientWidth;
+  if (!el) return false;
+  if (getComputedStyle(el).display !== "inline") return el.scrollWidth <= el.clientWidth;
+  const lines = [...el.getClientRects()];
+  const inside = (r, box) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5;
+  const clips = [];
+  for (let up = el.parentElement; up; up = up.parentElement) {
+    if (getComputedStyle(up).overflowX !== "visible") clips.push(up.getBoundingClientRect());
+  }
+  clips.push({ left: 0, right: innerWidth });
+  return lines.length > 0 && lines.every((r) => clips.every((box) => inside(r, box)));
 }"""
 
 
@@ -120,8 +132,72 @@ def test_a_long_name_is_cut_short_and_whole_on_hover_and_on_focus(live_server_ur
         whole_when(page, selector, ":focus", name.focus)  # for the keyboard
         page.evaluate("s => document.querySelector(s).blur()", selector)
         cut_short(page, selector)
-        whole_when(page, selector, ":hover", name.hover)
+        # The pointer on the name's label: the whole label takes the hover (site.css).
+        label = page.locator("[data-player='1'] .named")
+        whole_when(page, "[data-player='1'] .named:hover > .name", "", label.hover)
         assert not page.evaluate(SIDEWAYS)
+
+
+# Where a label's parts are drawn, in one task of the page: the name's box and the boxes of
+# its last letter, the ")" after it and the punctuation after that (none: ``null``).
+LABEL_PARTS = """s => {
+  const named = document.querySelector(s);
+  if (!named) return null;
+  const name = named.querySelector(".name");
+  const rects = name.getClientRects();
+  const last = rects[rects.length - 1];
+  const after = name.nextSibling;  // the text node ")" and what follows it in the box
+  const range = document.createRange();
+  const char = (node, i) => {
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    const r = range.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top };
+  };
+  return {
+    name: { right: last.right, top: last.top },
+    bracket: char(after, 0),
+    tail: after.length > 1 ? char(after, 1) : null,
+    fade: getComputedStyle(name).maskImage,
+  };
+}"""
+
+
+def test_a_cut_name_keeps_its_bracket_and_full_stop_and_reads_whole_in_its_sentence(
+    live_server_url, new_page, artifacts
+):
+    """Bug 6 of issue 42: a cut name read "Player 1 (Wolfeschleg…  )" (an ellipsis left a
+    gap before the bracket), the full stop of "You joined: you are Player 2 (…)." fell onto
+    a line of its own, and on hover the whole name wrapped into a narrow column with the
+    ")" beside it. Now the cut name fades out at its box's edge with its ")" right there, a
+    name that fits has no fade, the full stop stays on the bracket's line, and a hovered
+    name flows in its sentence with its ")" after its last letter."""
+    long, fits = "Wolfeschlegelsteinhausenbergerdorff", "Bartholomew-Ann"  # both drawn as names
+    ada, bob = new_page(viewport=NARROW), new_page(viewport=NARROW)
+    url = create_match(ada, live_server_url, "bit-flip", name=fits)
+    join(bob, url, name=long)
+    seat, flash = ".player.above .named", ".flash .named"
+    for page, selector in ((ada, seat), (bob, flash)):  # Bob's name, cut
+        cut_short(page, selector + " .name")
+        parts = page.evaluate(LABEL_PARTS, selector)
+        assert abs(parts["bracket"]["left"] - parts["name"]["right"]) < 1, parts
+        assert parts["fade"] != "none", parts
+    parts = bob.evaluate(LABEL_PARTS, flash)
+    assert parts["tail"] is not None and abs(parts["tail"]["top"] - parts["bracket"]["top"]) < 2
+    # Ada's name, whole in her own seat (no presence beside it): no fade there.
+    mine = ".player.below .named"
+    expect(ada.locator(mine + " .name")).to_have_text(fits)
+    assert ada.evaluate(WHOLE_WHEN, [mine + " .name", ""])
+    assert ada.evaluate(LABEL_PARTS, mine)["fade"] == "none"
+    bob.locator(flash).hover()
+    whole_when(bob, flash + ":hover > .name", "", lambda: None)
+    parts = bob.evaluate(LABEL_PARTS, flash)
+    assert parts["fade"] == "none"
+    assert abs(parts["bracket"]["top"] - parts["name"]["top"]) < 2, parts  # its last line
+    assert 0 <= parts["bracket"]["left"] - parts["name"]["right"] < 1, parts
+    assert abs(parts["tail"]["top"] - parts["bracket"]["top"]) < 2, parts  # the full stop too
+    assert not bob.evaluate(SIDEWAYS)
+    bob.screenshot(path=str(artifacts / "layout-long-name-hover-360.png"), full_page=True)
 
 
 # ---- the header ------------------------------------------------------------------------
