@@ -432,13 +432,14 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
             entry.waiting_since = now if entry.active and arena_open else None
     # Both entries in one statement.
     Entry.objects.bulk_update(entries.values(), SCORED_FIELDS)
-    # Ranks are not written at a game's end: an arena's are worked out where they are read,
-    # outside the write (live.ranked, _plan), and written once, when the event ends; a
-    # Swiss event's (with the tie-breaks) change only when a round is over. Inside this
-    # write (SQLite's one writer, which every move and game end of the process waits
-    # for) a re-rank read every entry at every game's end: the benchmark's arena of 1,000
-    # queued its writes for seconds.
-    if not tournament.is_arena and _round_over(tournament):
+    # An arena's ranks are not written at a game's end: they are worked out where they are
+    # read, outside the write (live.ranked, _plan), and written once, when the event ends.
+    # Inside this write (SQLite's one writer, which every move and game end of the process
+    # waits for) a re-rank read every entry at every game's end: the benchmark's arena of
+    # 1,000 queued its writes for seconds. A Swiss event's ranks count every point as it is
+    # scored: the page shows no rank that ignores a finished game (the cost is one read of
+    # its entries and pairings at each of its games' ends).
+    if not tournament.is_arena:
         _rank(tournament)
     _bump(tournament)
     _changed(tournament)
@@ -506,10 +507,18 @@ def _rank(tournament: Tournament) -> None:
     entries = list(Entry.objects.filter(tournament=tournament))
     players = swiss_players(tournament, entries)
     by_id = {e.pk: e for e in entries}
-    for standing in swiss.standings(players):
+    # The tie-breaks are the core's, over the rounds completed; the ranks count every point
+    # scored so far, a bye's and those of the round in play's finished games too (once the
+    # round is over the two orders are one).
+    breaks = swiss.standings(players)
+    ranked = sorted(
+        breaks,
+        key=lambda s: (-by_id[s.id].score, -s.buchholz, -s.sonneborn_berger, s.rank),
+    )
+    for rank, standing in enumerate(ranked, 1):
         entry = by_id[standing.id]
         fields = {
-            "rank": standing.rank,
+            "rank": rank,
             "buchholz": standing.buchholz,
             "sonneborn_berger": standing.sonneborn_berger,
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from games.models import Match
 from tournaments.director import EVENT_PREFIX
@@ -32,6 +33,25 @@ def end_note(match: Match) -> list:
     if pairing is None:
         return []
     t = pairing.tournament
-    return [
-        format_html('<a href="{}">Back to {}</a> for your next game.', t.get_absolute_url(), t.name)
-    ]
+    notes = []
+    if pairing.round and match.ending == Match.Ending.ABORTED and pairing.won_by in (1, 2):
+        # The director's score of the game (director._won_by): in a Swiss event an aborted
+        # game is lost by the player who did not make a first move.
+        notes.append(
+            format_html(
+                gettext(
+                    "The game itself has no result, but the Swiss tournament scores it: "
+                    "{loser} did not make a first move, so {winner} scores the win."
+                ),
+                loser=match.player_name(3 - pairing.won_by),
+                winner=match.player_name(pairing.won_by),
+            )
+        )
+    notes.append(
+        format_html(
+            gettext('<a href="{url}">Back to {name}</a> for your next game.'),
+            url=t.get_absolute_url(),
+            name=t.name,
+        )
+    )
+    return notes

@@ -12,7 +12,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
@@ -29,6 +28,12 @@ FINISHED_SHOWN = 20
 
 @require_GET
 def tournament_list(request):
+    return _list_page(request, TournamentForm() if signed_in_user(request) else None)
+
+
+def _list_page(request, form, status: int = 200):
+    """The list of events, with the form to create one (``form``: bound when it was
+    refused, so that it names its fields' errors and keeps what was typed)."""
     events = Tournament.objects.order_by("starts_at", "pk")
     context = {
         "running": list(events.filter(status=Tournament.Status.RUNNING)),
@@ -38,9 +43,9 @@ def tournament_list(request):
                 :FINISHED_SHOWN
             ]
         ),
-        "form": TournamentForm() if signed_in_user(request) else None,
+        "form": form,
     }
-    return render(request, "tournaments/list.html", context)
+    return render(request, "tournaments/list.html", context, status=status)
 
 
 @plays_as_account
@@ -50,8 +55,7 @@ def tournament_list(request):
 def create(request):
     form = TournamentForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Those choices are not on the form: please choose again.")
-        return see_other(reverse("tournaments"))
+        return _list_page(request, form, status=400)
     data = form.cleaned_data
     try:
         tournament = director.create(
@@ -67,8 +71,8 @@ def create(request):
             by=request.user,
         )
     except (director.Refused, ValueError) as refusal:
-        messages.error(request, getattr(refusal, "message", str(refusal)))
-        return see_other(reverse("tournaments"))
+        form.add_error(None, getattr(refusal, "message", str(refusal)))
+        return _list_page(request, form, status=400)
     messages.info(request, f"{tournament.name} is made: share this page with the players.")
     return see_other(tournament.get_absolute_url())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games.models import Match
@@ -216,3 +217,25 @@ def test_a_player_absent_when_pairing_comes_is_paused():
     paused = Entry.objects.filter(tournament=t, active=False)
     assert paused.count() == 3
     assert Pairing.objects.filter(tournament=t).count() == 1
+
+
+def test_during_a_swiss_round_the_ranks_count_every_point_scored():
+    """Issue 42, item 3: during a round the ranks ignored the bye's point (rank 1 on 0
+    points above rank 5 on 1) and the round's finished games. Now the ranks follow the
+    points scored so far, then the tie-breaks of the rounds completed."""
+    accounts("ada", "bob", "cy", "di", "eve")
+    t = event("swiss", starts_in=-1, rounds=3)
+    for user in get_user_model().objects.order_by("pk"):
+        director.join(t.public_id, user)
+    director.advance(t.public_id)
+    bye = Pairing.objects.get(tournament=t, round=1, match__isnull=True).first
+    ranked = list(Entry.objects.filter(tournament=t).order_by("rank"))
+    assert ranked[0] == bye and ranked[0].score > 0
+    assert [e.rank for e in ranked] == [1, 2, 3, 4, 5]
+    # One game of the round ends: its winner shares the top with the bye, ahead of the
+    # three on no points, before the round is over.
+    game = Pairing.objects.filter(tournament=t, round=1, match__isnull=False).first()
+    finish(game.match, winner=game.second.user)
+    by_rank = list(Entry.objects.filter(tournament=t).order_by("rank"))
+    assert {e.pk for e in by_rank[:2]} == {bye.pk, game.second_id}
+    assert [e.score for e in by_rank] == sorted((e.score for e in by_rank), reverse=True)

@@ -7,7 +7,9 @@ the tests marked ``services``."""
 from __future__ import annotations
 
 import contextlib
+import html
 import itertools
+import re
 import threading
 import time
 from collections import Counter
@@ -17,6 +19,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Q
+from django.test import Client
 from django.utils import timezone
 
 from games import play
@@ -239,6 +242,15 @@ def test_a_swiss_game_without_a_first_move_is_lost_by_the_player_who_did_not_mov
     # The standings read the same result as the scores (no draw in the tie-breaks).
     ranked = list(Entry.objects.filter(tournament=t).order_by("rank"))
     assert [e.score for e in ranked] == sorted((e.score for e in ranked), reverse=True)
+    # The game's page says so under its "Aborted: no result" (issue 42, item 3: it said
+    # only that), as the tournament's docs do.
+    page = Client().get(match.get_absolute_url()).content.decode()
+    said = (
+        "The game itself has no result, but the Swiss tournament scores it: "
+        f"{match.player_name(to_move)} did not make a first move, so "
+        f"{match.player_name(3 - to_move)} scores the win."
+    )
+    assert said in html.unescape(re.sub(r"<[^>]+>", "", page))
     assert director.advance(t.public_id) and refreshed(t).round == 2
 
 
