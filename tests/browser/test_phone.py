@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from games.models import Match
 from games.rules import GAMES
-from tests.browser.helpers import create_match, join, play, wait_for_ply, wait_for_socket
+from tests.browser.helpers import create_match, join, play, sign_up, wait_for_ply, wait_for_socket
 
 pytestmark = pytest.mark.browser
 
@@ -130,4 +130,25 @@ def test_a_phone_shows_the_controls_and_both_clocks_in_every_state(
     for page in (ada, bob):
         expect(page.locator("#outcome")).to_be_visible()
     missing += each_phone({"Ada": (ada, False), "Bob": (bob, False)}, "finished", artifacts, slug)
+    assert not missing, "\n".join(missing)
+
+
+def test_signed_in_the_header_leaves_room_for_the_game(live_server_url, new_page, artifacts):
+    """Two accounts (the header holds the user name, the challenges and the bell, Sign out
+    and "My games"), in Bit Flip, the tallest board: the header stays two rows on a phone,
+    and the controls and both clocks are on screen."""
+    phone = PHONES[0]
+    ada, bob = new_page(viewport=phone), new_page(viewport=phone)
+    sign_up(ada, live_server_url, "adalovelace1815")
+    sign_up(bob, live_server_url, "bobbyfischer1943")
+    url = create_match(ada, live_server_url, "bit-flip", clock="1+1")
+    bob.goto(url)
+    bob.get_by_role("button", name="Join as the second player").click()
+    expect(bob.locator(".flash")).to_contain_text("You joined")
+    ada.reload()
+    for page in (ada, bob):
+        wait_for_socket(page)
+    missing = each_phone(
+        {"Ada": (ada, True), "Bob": (bob, False)}, "signed-in", artifacts, "bit-flip"
+    )
     assert not missing, "\n".join(missing)
