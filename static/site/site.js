@@ -481,9 +481,26 @@
   function muted() { return store.get("bitsite-muted") === "1"; }
   function showMute() {
     var button = document.getElementById("mute");
-    if (button) button.textContent = muted() ? "Unmute (m)" : "Mute (m)";
+    if (button) button.firstChild.nodeValue = muted() ? "Unmute" : "Mute";  // then its key's hint
   }
   function toggleMute() { store.set("bitsite-muted", muted() ? "0" : "1"); showMute(); }
+
+  // Views of the match page, each remembered: "f" flips the board (the seats above and below
+  // change places), "z" is zen mode (the board, the clocks and the player's buttons only).
+  // Each is a mark on <html> that site.css reads, and its button's aria-pressed.
+  var views = { flip: "data-flip", zen: "data-zen" };
+  function showView(name) {
+    var on = store.get("bitsite-" + name) === "1", button = document.getElementById(name);
+    if (!button) return;
+    document.documentElement.toggleAttribute(views[name], on);
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+  function toggleView(name) {
+    if (!document.getElementById(name)) return false;
+    store.set("bitsite-" + name, store.get("bitsite-" + name) === "1" ? "0" : "1");
+    showView(name);
+    return true;
+  }
   function blip(from, to, length, counter) {
     if (muted()) return;
     var Context = window.AudioContext || window.webkitAudioContext;
@@ -579,7 +596,9 @@
   document.addEventListener("DOMContentLoaded", function () {
     boardShown();
     showMute();
-    ["mute", "keys"].forEach(function (id) { var el = document.getElementById(id); if (el) el.hidden = false; });
+    showView("flip");
+    showView("zen");
+    ["mute", "keys", "flip", "zen"].forEach(function (id) { var el = document.getElementById(id); if (el) el.hidden = false; });
   });
   document.addEventListener("htmx:beforeSwap", function (e) {
     if (e.detail.target && e.detail.target.id === "board") remember();
@@ -604,6 +623,8 @@
   document.addEventListener("click", function (e) {
     if (e.target.closest("#keys")) openKeys();
     else if (e.target.closest("#mute")) toggleMute();
+    else if (e.target.closest("#flip")) toggleView("flip");
+    else if (e.target.closest("#zen")) toggleView("zen");
   });
 
   // Move keys: "0", "1" and numbers ("1" then "2" is 12) press the button with that data-key;
@@ -650,6 +671,8 @@
     var done = false;
     if (e.key === "?") { openKeys(); done = !!document.getElementById("keys-dialog"); }
     else if (e.key === "m" && document.getElementById("mute")) { toggleMute(); done = true; }
+    else if (e.key === "f") done = toggleView("flip");
+    else if (e.key === "z") done = toggleView("zen");
     else if (/^[0-9p]$/.test(e.key)) done = digit(e.key);
     else if (e.key in arrows) done = rove(e.key);
     if (done) e.preventDefault();

@@ -447,3 +447,61 @@ def test_a_pushed_form_the_browser_sends_itself_carries_the_page_token(live_serv
     wait_for_ply(ada, 3)
     expect(ada.locator("h1")).not_to_have_text("This page has expired")
     assert moves_made(ada) == ["3", "5 6", "7"]
+
+
+# Where a thing is drawn, in one task of the page (None: not drawn).
+TOP = """s => { const el = document.querySelector(s);
+  if (!el || !el.getClientRects().length) return null;
+  const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; }"""
+
+
+def test_flip_and_zen_mode_by_button_and_key_remembered_across_a_reload(
+    live_server_url, new_page, artifacts
+):
+    """Issue 42, item 5: a flip (the seats above and below the board change places) and a
+    zen mode (the board, the clocks and the player's buttons only), each by its button and
+    its key, each remembered, at 1100 and at 360 px."""
+    ada, bob = new_page(), new_page()
+    url = create_match(ada, live_server_url, "bit-flip", name="Ada", clock="3+2")
+    join(bob, url, name="Bob")
+    wait_for_socket(ada)
+    for width in (1100, 360):
+        ada.set_viewport_size({"width": width, "height": 900})
+        mine, theirs = ada.evaluate(TOP, "#seat-below"), ada.evaluate(TOP, "#seat-above")
+        assert mine["top"] > theirs["top"]  # her own seat below, as drawn
+    flip = ada.locator("#flip")  # "Flip (f)", "Flip" at 360 px
+    expect(flip).to_have_attribute("aria-pressed", "false")
+    flip.click()
+    expect(flip).to_have_attribute("aria-pressed", "true")
+    ada.reload()
+    wait_for_socket(ada)
+    expect(flip).to_have_attribute("aria-pressed", "true")
+    for width in (1100, 360):
+        ada.set_viewport_size({"width": width, "height": 900})
+        mine, theirs = ada.evaluate(TOP, "#seat-below"), ada.evaluate(TOP, "#seat-above")
+        assert mine["top"] < theirs["top"], width  # flipped: her own seat above
+    ada.locator("#board").focus()
+    ada.keyboard.press("f")  # back
+    expect(flip).to_have_attribute("aria-pressed", "false")
+    assert ada.evaluate(TOP, "#seat-below")["top"] > ada.evaluate(TOP, "#seat-above")["top"]
+    # Zen: by its key; the header, the title, the move list and the chat go; the board,
+    # both clocks and the player's buttons stay.
+    for shown in (".topbar", ".match-head h1", "#history", ".chat", ".footer"):
+        assert ada.evaluate(TOP, shown) is not None, shown  # before zen
+    ada.keyboard.press("z")
+    zen = ada.locator("#zen")
+    expect(zen).to_have_attribute("aria-pressed", "true")
+    ada.reload()
+    wait_for_socket(ada)
+    for width in (1100, 360):
+        ada.set_viewport_size({"width": width, "height": 900})
+        for gone in (".topbar", ".match-head h1", "#history", ".chat", ".footer"):
+            assert ada.evaluate(TOP, gone) is None, (gone, width)
+        for kept in ("#position", "#clock-above", "#clock-below", "#actions", "#zen"):
+            assert ada.evaluate(TOP, kept) is not None, (kept, width)
+    ada.screenshot(path=str(artifacts / "zen-360.png"))
+    play(ada, "bit-flip", "3")  # plays on in zen mode
+    zen.click()
+    expect(ada.locator(".topbar")).to_be_visible()
+    expect(ada.locator("#history")).to_be_visible()
+    assert ada.console_errors == []
