@@ -487,12 +487,12 @@
 
   // Views of the match page, each remembered: "f" flips the board (the seats above and below
   // change places), "z" is zen mode (the board, the clocks and the player's buttons only).
-  // Each is a mark on <html> that site.css reads, and its button's aria-pressed.
-  var views = { flip: "data-flip", zen: "data-zen" };
+  // Each is a mark on <html> that site.css reads (data-flip, data-zen), and its button's
+  // aria-pressed.
   function showView(name) {
     var on = store.get("bitsite-" + name) === "1", button = document.getElementById(name);
     if (!button) return;
-    document.documentElement.toggleAttribute(views[name], on);
+    document.documentElement.toggleAttribute("data-" + name, on);
     button.setAttribute("aria-pressed", on ? "true" : "false");
   }
   function toggleView(name) {
